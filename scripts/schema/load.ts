@@ -1,0 +1,191 @@
+/**
+ * Loads the official ACP JSON Schema files (stable and unstable) and works out which
+ * definitions, properties and union variants exist only in the unstable one.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+
+/** A JSON Schema node as it appears in the ACP schema (boolean schemas included). */
+export type SchemaNode = boolean | SchemaObject;
+
+/** The keywords of a JSON Schema object node that the generator understands. */
+export interface SchemaObject {
+  $ref?: string;
+  type?: string | string[];
+  const?: unknown;
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+  additionalProperties?: SchemaNode;
+  unevaluatedProperties?: SchemaNode;
+  items?: SchemaNode;
+  allOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  not?: SchemaNode;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  format?: string;
+  title?: string;
+  description?: string;
+  default?: unknown;
+  discriminator?: { propertyName: string };
+  "x-method"?: string;
+  "x-side"?: string;
+  "x-docs-ignore"?: boolean;
+  "x-deserialize-default-on-error"?: boolean;
+  "x-deserialize-skip-invalid-items"?: boolean;
+  "x-deserialize-default-on-null"?: boolean;
+}
+
+/** Both schema files, parsed, with the pinned SDK version they came from. */
+export interface LoadedSchemas {
+  readonly sdkVersion: string;
+  readonly stable: Record<string, SchemaObject>;
+  readonly unstable: Record<string, SchemaObject>;
+  readonly stableRoot: SchemaObject;
+  readonly unstableRoot: SchemaObject;
+}
+
+interface RawSchemaFile extends SchemaObject {
+  $defs: Record<string, SchemaObject>;
+}
+
+/** The keywords that may hold a subschema and are not property-name maps. */
+export const KNOWN_KEYWORDS = new Set([
+  "$ref",
+  "type",
+  "const",
+  "properties",
+  "required",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "items",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "minimum",
+  "maximum",
+  "minLength",
+  "format",
+  "title",
+  "description",
+  "default",
+  "discriminator",
+  "x-method",
+  "x-side",
+  "x-docs-ignore",
+  "x-deserialize-default-on-error",
+  "x-deserialize-skip-invalid-items",
+  "x-deserialize-default-on-null",
+]);
+
+/** Reads the schema files of the pinned `@agentclientprotocol/sdk` dev dependency. */
+export function loadSchemas(): LoadedSchemas {
+  const require = createRequire(import.meta.url);
+  const schemaDir = dirname(require.resolve("@agentclientprotocol/sdk/schema/v1/schema.json"));
+  const pkgPath = join(schemaDir, "..", "..", "package.json");
+  const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { version: string };
+  const read = (file: string): RawSchemaFile =>
+    JSON.parse(readFileSync(join(schemaDir, file), "utf8")) as RawSchemaFile;
+  const stable = read("schema.json");
+  const unstable = read("schema.unstable.json");
+  // Only definitions are compiled; the root message envelopes are not.
+  for (const file of [stable, unstable]) {
+    for (const [name, def] of Object.entries(file.$defs)) checkKeywords(def, `#/$defs/${name}`);
+  }
+  return {
+    sdkVersion: pkg.version,
+    stable: stable.$defs,
+    unstable: unstable.$defs,
+    stableRoot: stable,
+    unstableRoot: unstable,
+  };
+}
+
+/** Fails loudly when the schema uses a keyword the generator would silently ignore. */
+function checkKeywords(node: SchemaNode, where = "#"): void {
+  if (typeof node === "boolean") return;
+  for (const [key, value] of Object.entries(node)) {
+    if (!KNOWN_KEYWORDS.has(key)) {
+      throw new Error(`Unsupported JSON Schema keyword "${key}" at ${where}`);
+    }
+    if (key === "properties") {
+      for (const [name, sub] of Object.entries(value as Record<string, SchemaNode>)) {
+        checkKeywords(sub, `${where}/properties/${name}`);
+      }
+    } else if (key === "allOf" || key === "anyOf" || key === "oneOf") {
+      (value as SchemaNode[]).forEach((sub, i) => {
+        checkKeywords(sub, `${where}/${key}/${i}`);
+      });
+    } else if (
+      key === "items" ||
+      key === "not" ||
+      key === "additionalProperties" ||
+      key === "unevaluatedProperties"
+    ) {
+      checkKeywords(value as SchemaNode, `${where}/${key}`);
+    }
+  }
+}
+
+/** The definition name a `$ref` points at. */
+export function refName(ref: string): string {
+  const prefix = "#/$defs/";
+  if (!ref.startsWith(prefix)) throw new Error(`Unsupported $ref ${ref}`);
+  return ref.slice(prefix.length);
+}
+
+/** Reads the tag of a tagged union branch: `{ properties: { K: { const: C } }, required: [K] }`. */
+export function branchTag(node: SchemaNode): { key: string; value: string } | undefined {
+  if (typeof node === "boolean" || node.properties === undefined) return undefined;
+  for (const [key, prop] of Object.entries(node.properties)) {
+    if (
+      typeof prop !== "boolean" &&
+      typeof prop.const === "string" &&
+      node.required?.includes(key) === true
+    ) {
+      return { key, value: prop.const };
+    }
+  }
+  return undefined;
+}
+
+/** What the unstable schema adds on top of the stable one. */
+export interface UnstableParts {
+  /** Definitions that exist only in the unstable schema. */
+  readonly defs: Set<string>;
+  /** `Def.prop` for properties that exist only in the unstable schema. */
+  readonly properties: Set<string>;
+  /** `Def=tag` for union variants that exist only in the unstable schema. */
+  readonly variants: Set<string>;
+}
+
+/** Compares the two schema files definition by definition. */
+export function diffUnstable(schemas: LoadedSchemas): UnstableParts {
+  const defs = new Set<string>();
+  const properties = new Set<string>();
+  const variants = new Set<string>();
+  for (const [name, def] of Object.entries(schemas.unstable)) {
+    const stableDef = schemas.stable[name];
+    if (stableDef === undefined) {
+      defs.add(name);
+      continue;
+    }
+    for (const prop of Object.keys(def.properties ?? {})) {
+      if (stableDef.properties?.[prop] === undefined) properties.add(`${name}.${prop}`);
+    }
+    const stableTags = new Set(
+      [...(stableDef.oneOf ?? []), ...(stableDef.anyOf ?? [])]
+        .map((b) => branchTag(b)?.value)
+        .filter((t): t is string => t !== undefined),
+    );
+    for (const branch of [...(def.oneOf ?? []), ...(def.anyOf ?? [])]) {
+      const tag = branchTag(branch);
+      if (tag !== undefined && !stableTags.has(tag.value)) variants.add(`${name}=${tag.value}`);
+    }
+  }
+  return { defs, properties, variants };
+}
