@@ -11,7 +11,7 @@ import type { UnknownVariant } from "./open-union.js";
 export type { UnknownTag, UnknownVariant } from "./open-union.js";
 
 /**
- * The `AgentRequest` type of the Agent Client Protocol.
+ * A JSON-RPC request sent by the agent to the client, as the schema models it.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#agentrequest | Protocol reference}
  */
@@ -48,6 +48,9 @@ export type RequestId = null | number | (string & {});
 export type WriteTextFileRequest = {
   sessionId: SessionId;
   path: string;
+  /**
+   * The whole new file; the client creates or overwrites it, no patching.
+   */
   content: string;
   _meta?: {
     [key: string]: unknown;
@@ -70,7 +73,13 @@ export type SessionId = string;
 export type ReadTextFileRequest = {
   sessionId: SessionId;
   path: string;
+  /**
+   * First line to return, counting from 1; omitted means the top of the file.
+   */
   line?: number | null;
+  /**
+   * Most lines to return (a line count, not bytes); omitted means through the end.
+   */
   limit?: number | null;
   _meta?: {
     [key: string]: unknown;
@@ -85,6 +94,9 @@ export type ReadTextFileRequest = {
  */
 export type RequestPermissionRequest = {
   sessionId: SessionId;
+  /**
+   * The call in update form (only `toolCallId` required), usually one already reported.
+   */
   toolCall: ToolCallUpdate;
   options: Array<PermissionOption>;
   _meta?: {
@@ -104,7 +116,13 @@ export type ToolCallUpdate = {
   status?: ToolCallStatus | null;
   title?: string | null;
   name?: string | null;
+  /**
+   * When present, the complete new content list; it is not appended.
+   */
   content?: Array<ToolCallContent> | null;
+  /**
+   * When present, the complete new location list; it is not appended.
+   */
   locations?: Array<ToolCallLocation> | null;
   rawInput?: unknown;
   rawOutput?: unknown;
@@ -318,6 +336,9 @@ export type Content = {
  */
 export type Diff = {
   path: string;
+  /**
+   * The text before the change; omitted or `null` when the file is new.
+   */
   oldText?: string | null;
   newText: string;
   _meta?: {
@@ -351,6 +372,9 @@ export type Terminal = {
  */
 export type ToolCallLocation = {
   path: string;
+  /**
+   * Line number, counting from 1.
+   */
   line?: number | null;
   _meta?: {
     [key: string]: unknown;
@@ -397,6 +421,10 @@ export type CreateTerminalRequest = {
   args?: Array<string>;
   env?: Array<EnvVariable>;
   cwd?: string | null;
+  /**
+   * Most output bytes to keep. Past it, the client drops the oldest output (at a character
+   * boundary), so the newest bytes are what remain.
+   */
   outputByteLimit?: number | null;
   _meta?: {
     [key: string]: unknown;
@@ -486,17 +514,22 @@ export type CreateElicitationRequest = (
 };
 
 /**
- * The `ElicitationSessionScope` type of the Agent Client Protocol.
+ * Scopes an elicitation to a session and, optionally, to one of its tool calls.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationsessionscope | Protocol reference}
  */
 export type ElicitationSessionScope = {
   sessionId: SessionId;
+  /**
+   * The tool call that needs the input (say, on behalf of an MCP server); omitted or `null`
+   * scopes it to the whole session.
+   */
   toolCallId?: ToolCallId | null;
 };
 
 /**
- * The `ElicitationRequestScope` type of the Agent Client Protocol.
+ * Scopes an elicitation to an in-flight request rather than a session, e.g. during
+ * authentication before any session exists.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationrequestscope | Protocol reference}
  */
@@ -523,14 +556,15 @@ export type ElicitationSchema = {
 };
 
 /**
- * The `ElicitationSchemaType` type of the Agent Client Protocol.
+ * The root type of an elicitation schema; always `object`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationschematype | Protocol reference}
  */
 export type ElicitationSchemaType = "object";
 
 /**
- * One field of an elicitation form.
+ * One field of an elicitation form, discriminated by `type`: `string`, `number`, `integer`,
+ * `boolean` or `array` (multi-select).
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationpropertyschema | Protocol reference}
  */
@@ -543,14 +577,14 @@ export type ElicitationPropertySchema =
   | UnknownVariant<"type">;
 
 /**
- * The `StringFormat` type of the Agent Client Protocol.
+ * A format hint for a text field: `email`, `uri`, `date` or `date-time`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#stringformat | Protocol reference}
  */
 export type StringFormat = "email" | "uri" | "date" | "date-time";
 
 /**
- * The `EnumOption` type of the Agent Client Protocol.
+ * One choice with a display title: the value sent back, its label and optional help text.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#enumoption | Protocol reference}
  */
@@ -564,7 +598,8 @@ export type EnumOption = {
 };
 
 /**
- * The `StringPropertySchema` type of the Agent Client Protocol.
+ * A text form field, with optional length, pattern and format limits; with `enum` or
+ * `oneOf` it becomes a single-choice field.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#stringpropertyschema | Protocol reference}
  */
@@ -584,7 +619,7 @@ export type StringPropertySchema = {
 };
 
 /**
- * The `NumberPropertySchema` type of the Agent Client Protocol.
+ * A number form field (fractions allowed), with optional inclusive bounds.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#numberpropertyschema | Protocol reference}
  */
@@ -600,7 +635,7 @@ export type NumberPropertySchema = {
 };
 
 /**
- * The `IntegerPropertySchema` type of the Agent Client Protocol.
+ * A whole-number form field, with optional inclusive bounds.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#integerpropertyschema | Protocol reference}
  */
@@ -616,7 +651,7 @@ export type IntegerPropertySchema = {
 };
 
 /**
- * The `BooleanPropertySchema` type of the Agent Client Protocol.
+ * A yes/no form field.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#booleanpropertyschema | Protocol reference}
  */
@@ -630,7 +665,8 @@ export type BooleanPropertySchema = {
 };
 
 /**
- * The `MultiSelectItems` type of the Agent Client Protocol.
+ * The choices of a multi-select field: plain strings (`type: "string"`) or titled
+ * choices (`anyOf`, no `type`).
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#multiselectitems | Protocol reference}
  */
@@ -638,7 +674,7 @@ export type MultiSelectItems =
   (StringMultiSelectItems & { type: "string" }) | UnknownVariant<"type"> | TitledMultiSelectItems;
 
 /**
- * The `StringMultiSelectItems` type of the Agent Client Protocol.
+ * Multi-select choices given as plain strings.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#stringmultiselectitems | Protocol reference}
  */
@@ -650,7 +686,7 @@ export type StringMultiSelectItems = {
 };
 
 /**
- * The `TitledMultiSelectItems` type of the Agent Client Protocol.
+ * Multi-select choices that each carry a display title.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#titledmultiselectitems | Protocol reference}
  */
@@ -662,7 +698,8 @@ export type TitledMultiSelectItems = {
 };
 
 /**
- * The `MultiSelectPropertySchema` type of the Agent Client Protocol.
+ * A form field whose answer is a list of strings picked from fixed values, with optional
+ * minimum and maximum counts.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#multiselectpropertyschema | Protocol reference}
  */
@@ -679,7 +716,8 @@ export type MultiSelectPropertySchema = {
 };
 
 /**
- * The `ElicitationFormMode` type of the Agent Client Protocol.
+ * The `form` variant of an elicitation: a schema for the client to render as a form, plus
+ * its session or request scope.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationformmode | Protocol reference}
  */
@@ -688,14 +726,15 @@ export type ElicitationFormMode = (ElicitationSessionScope | ElicitationRequestS
 };
 
 /**
- * The `ElicitationId` type of the Agent Client Protocol.
+ * An id naming a URL elicitation, echoed by `elicitation/complete`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationid | Protocol reference}
  */
 export type ElicitationId = string;
 
 /**
- * The `ElicitationUrlMode` type of the Agent Client Protocol.
+ * The `url` variant of an elicitation: a page to send the user to, with an id that
+ * `elicitation/complete` later reports on.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationurlmode | Protocol reference}
  */
@@ -705,7 +744,8 @@ export type ElicitationUrlMode = (ElicitationSessionScope | ElicitationRequestSc
 };
 
 /**
- * The `MessageMcpRequest` type of the Agent Client Protocol.
+ * Params of `mcp/message` as a request: one MCP request carried to an `acp`-transport MCP
+ * server.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -725,7 +765,8 @@ export type MessageMcpRequest = {
 };
 
 /**
- * The `McpServerAcpId` type of the Agent Client Protocol.
+ * An opaque id, picked by the component offering it, that names an `acp`-transport MCP
+ * server for `mcp/message` routing.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -735,7 +776,8 @@ export type MessageMcpRequest = {
 export type McpServerAcpId = string;
 
 /**
- * The `McpRequestId` type of the Agent Client Protocol.
+ * The caller's id for an MCP request inside `mcp/message`; not the outer JSON-RPC id, and
+ * proxies keep it unchanged.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -752,7 +794,7 @@ export type McpRequestId = string;
 export type ExtRequest = unknown;
 
 /**
- * The `AgentResponse` type of the Agent Client Protocol.
+ * A JSON-RPC response sent by the agent to the client, as the schema models it.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#agentresponse | Protocol reference}
  */
@@ -797,11 +839,14 @@ export type AgentResponse =
 export type InitializeResponse = {
   /**
    * The version the connection will use: the client's if the agent supports it, otherwise
-   * the agent's newest.
+   * the agent's newest. A client that cannot speak it should hang up.
    */
   protocolVersion: ProtocolVersion;
   agentCapabilities?: AgentCapabilities;
   authMethods?: Array<AuthMethod>;
+  /**
+   * Who the agent is. Optional in v1, but send it: later versions will require it.
+   */
   agentInfo?: Implementation | null;
   _meta?: {
     [key: string]: unknown;
@@ -809,7 +854,8 @@ export type InitializeResponse = {
 };
 
 /**
- * A major protocol version number (currently 1).
+ * A major protocol version number (currently 1); it changes only on breaking changes,
+ * anything else is negotiated through capabilities.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#protocolversion | Protocol reference}
  */
@@ -817,7 +863,8 @@ export type ProtocolVersion = number;
 
 /**
  * What the agent supports beyond the baseline: loading sessions, richer prompt content,
- * MCP transports, session management and logout. Anything absent is unsupported.
+ * MCP transports, optional session methods, auth extras and provider routing. Anything
+ * absent is unsupported.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#agentcapabilities | Protocol reference}
  */
@@ -846,6 +893,9 @@ export type AgentCapabilities = {
 export type PromptCapabilities = {
   image?: boolean;
   audio?: boolean;
+  /**
+   * Whether the client may put `resource` blocks (inlined file contents) in a prompt.
+   */
   embeddedContext?: boolean;
   _meta?: {
     [key: string]: unknown;
@@ -853,7 +903,8 @@ export type PromptCapabilities = {
 };
 
 /**
- * Which MCP transports the agent can connect to besides stdio.
+ * Which MCP transports the agent can connect to besides stdio: `http`, `sse` and the
+ * experimental `acp` tunnel.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#mcpcapabilities | Protocol reference}
  */
@@ -871,8 +922,8 @@ export type McpCapabilities = {
 };
 
 /**
- * Which optional session methods the agent implements; each is a marker object, absent or
- * `null` meaning unsupported.
+ * Which optional session methods and fields the agent implements; each is a marker object,
+ * absent or `null` meaning unsupported.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessioncapabilities | Protocol reference}
  */
@@ -913,7 +964,7 @@ export type SessionCapabilities = {
 };
 
 /**
- * The `SessionListCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `session/list`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionlistcapabilities | Protocol reference}
  */
@@ -924,7 +975,7 @@ export type SessionListCapabilities = {
 };
 
 /**
- * The `SessionDeleteCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `session/delete`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessiondeletecapabilities | Protocol reference}
  */
@@ -935,7 +986,7 @@ export type SessionDeleteCapabilities = {
 };
 
 /**
- * The `SessionAdditionalDirectoriesCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when session requests may carry `additionalDirectories`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionadditionaldirectoriescapabilities | Protocol reference}
  */
@@ -946,7 +997,8 @@ export type SessionAdditionalDirectoriesCapabilities = {
 };
 
 /**
- * The `SessionSystemPromptCapabilities` type of the Agent Client Protocol.
+ * Present when session requests may carry a `systemPrompt`; `append` always works, other
+ * modes are listed in `mode`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -961,7 +1013,7 @@ export type SessionSystemPromptCapabilities = {
 };
 
 /**
- * The `SessionSystemPromptModeCapabilities` type of the Agent Client Protocol.
+ * System prompt modes the agent accepts beyond `append`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -976,7 +1028,8 @@ export type SessionSystemPromptModeCapabilities = {
 };
 
 /**
- * The `SessionSystemPromptOverrideCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent lets a system prompt replace its default
+ * instructions (`override`).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -990,7 +1043,7 @@ export type SessionSystemPromptOverrideCapabilities = {
 };
 
 /**
- * The `SessionForkCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `session/fork`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1004,7 +1057,8 @@ export type SessionForkCapabilities = {
 };
 
 /**
- * The `SessionArchiveCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `session/archive`, `session/unarchive`
+ * and the `archived` listing filter.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1018,7 +1072,7 @@ export type SessionArchiveCapabilities = {
 };
 
 /**
- * The `SessionStatusCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `session/status`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1032,7 +1086,8 @@ export type SessionStatusCapabilities = {
 };
 
 /**
- * The `SessionTitleCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when clients may rename sessions with `session/set_title`.
+ * Titles are reported with or without it.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1046,7 +1101,7 @@ export type SessionTitleCapabilities = {
 };
 
 /**
- * The `SessionResumeCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `session/resume`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionresumecapabilities | Protocol reference}
  */
@@ -1057,7 +1112,7 @@ export type SessionResumeCapabilities = {
 };
 
 /**
- * The `SessionCloseCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `session/close`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionclosecapabilities | Protocol reference}
  */
@@ -1068,7 +1123,7 @@ export type SessionCloseCapabilities = {
 };
 
 /**
- * The `AgentAuthCapabilities` type of the Agent Client Protocol.
+ * Optional authentication methods the agent implements: `auth/status` and `logout`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#agentauthcapabilities | Protocol reference}
  */
@@ -1085,7 +1140,7 @@ export type AgentAuthCapabilities = {
 };
 
 /**
- * The `AuthStatusCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `auth/status`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1099,7 +1154,7 @@ export type AuthStatusCapabilities = {
 };
 
 /**
- * The `LogoutCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `logout`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#logoutcapabilities | Protocol reference}
  */
@@ -1110,7 +1165,8 @@ export type LogoutCapabilities = {
 };
 
 /**
- * The `ProvidersCapabilities` type of the Agent Client Protocol.
+ * Marker object: present when the agent implements `providers/list`, `providers/set` and
+ * `providers/disable`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1124,15 +1180,15 @@ export type ProvidersCapabilities = {
 };
 
 /**
- * A way to authenticate with the agent: in-protocol (`authenticate`) or by running the
- * agent's login command in a terminal.
+ * A way to authenticate with the agent: in-protocol (`authenticate`, no `type`) or by
+ * running the agent's login command in a terminal (`type: "terminal"`).
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#authmethod | Protocol reference}
  */
 export type AuthMethod = (AuthMethodTerminal & { type: "terminal" }) | AuthMethodAgent;
 
 /**
- * The `AuthMethodId` type of the Agent Client Protocol.
+ * The id of an authentication method, as advertised in `authMethods`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#authmethodid | Protocol reference}
  */
@@ -1148,7 +1204,14 @@ export type AuthMethodTerminal = {
   id: AuthMethodId;
   name: string;
   description?: string | null;
+  /**
+   * Arguments appended to the command the client launches the agent with.
+   */
   args?: Array<string>;
+  /**
+   * Variables layered over the agent's launch environment. A plain name-to-value object, not
+   * the `EnvVariable[]` list used elsewhere.
+   */
   env?: {
     [key: string]: string;
   };
@@ -1197,7 +1260,7 @@ export type AuthenticateResponse = {
 };
 
 /**
- * The `ListProvidersResponse` type of the Agent Client Protocol.
+ * Result of `providers/list`: each configurable LLM provider and its routing.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1212,7 +1275,8 @@ export type ListProvidersResponse = {
 };
 
 /**
- * The `ProviderInfo` type of the Agent Client Protocol.
+ * One LLM provider the client may reroute: its id, the APIs it can speak, whether it is
+ * mandatory, and its current endpoint.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1222,6 +1286,9 @@ export type ListProvidersResponse = {
 export type ProviderInfo = {
   providerId: ProviderId;
   supported: Array<LlmProtocol>;
+  /**
+   * When `true`, the client must never call `providers/disable` on it.
+   */
   required: boolean;
   current?: ProviderCurrentConfig | null;
   _meta?: {
@@ -1230,7 +1297,7 @@ export type ProviderInfo = {
 };
 
 /**
- * The `ProviderId` type of the Agent Client Protocol.
+ * The id of an LLM provider slot, such as `main` or `openai`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1240,7 +1307,8 @@ export type ProviderInfo = {
 export type ProviderId = string;
 
 /**
- * The `LlmProtocol` type of the Agent Client Protocol.
+ * The API dialect a provider speaks: `anthropic`, `openai`, `azure`, `vertex`, `bedrock`,
+ * or another (`_`-prefixed for custom ones).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1250,7 +1318,7 @@ export type ProviderId = string;
 export type LlmProtocol = "anthropic" | "openai" | "azure" | "vertex" | "bedrock" | (string & {});
 
 /**
- * The `ProviderCurrentConfig` type of the Agent Client Protocol.
+ * Where a provider sends requests now: its API dialect and base URL.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1266,7 +1334,7 @@ export type ProviderCurrentConfig = {
 };
 
 /**
- * The `SetProviderResponse` type of the Agent Client Protocol.
+ * Result of `providers/set` (empty).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1280,7 +1348,7 @@ export type SetProviderResponse = {
 };
 
 /**
- * The `DisableProviderResponse` type of the Agent Client Protocol.
+ * Result of `providers/disable` (empty).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1305,7 +1373,8 @@ export type LogoutResponse = {
 };
 
 /**
- * The `AuthStatusResponse` type of the Agent Client Protocol.
+ * Result of `auth/status`: whether sessions can start without signing in, and the accounts
+ * the agent has set up.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1313,6 +1382,9 @@ export type LogoutResponse = {
  * @experimental
  */
 export type AuthStatusResponse = {
+  /**
+   * The field to act on. Handle an unrecognised value as `unknown`.
+   */
   state: AuthState;
   accounts?: Array<AuthAccount>;
   _meta?: {
@@ -1321,7 +1393,8 @@ export type AuthStatusResponse = {
 };
 
 /**
- * The `AuthState` type of the Agent Client Protocol.
+ * Whether the user must sign in: `authenticated`, `unauthenticated`, `not_required` or
+ * `unknown` (also the reading for values you don't recognise).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1332,7 +1405,8 @@ export type AuthState =
   "authenticated" | "unauthenticated" | "not_required" | "unknown" | (string & {});
 
 /**
- * The `AuthAccount` type of the Agent Client Protocol.
+ * A configured account or API key, for display only: never use it as an identifier, and
+ * keep it out of logs and telemetry.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1417,7 +1491,7 @@ export type SessionConfigOption = (
 };
 
 /**
- * The `SessionConfigId` type of the Agent Client Protocol.
+ * The id of a config option, used with `session/set_config_option`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionconfigid | Protocol reference}
  */
@@ -1433,7 +1507,7 @@ export type SessionConfigOptionCategory =
   "mode" | "model" | "model_config" | "thought_level" | (string & {});
 
 /**
- * The `SessionConfigValueId` type of the Agent Client Protocol.
+ * The id of one allowed value of a select config option.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionconfigvalueid | Protocol reference}
  */
@@ -1476,7 +1550,7 @@ export type SessionConfigSelectGroup = {
 };
 
 /**
- * The `SessionConfigGroupId` type of the Agent Client Protocol.
+ * The id of a group of values in a select config option.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionconfiggroupid | Protocol reference}
  */
@@ -1521,6 +1595,9 @@ export type LoadSessionResponse = {
  */
 export type ListSessionsResponse = {
   sessions: Array<SessionInfo>;
+  /**
+   * Pass it back as `cursor` for the next page; absent on the last page. Treat it as opaque.
+   */
   nextCursor?: string | null;
   _meta?: {
     [key: string]: unknown;
@@ -1539,6 +1616,7 @@ export type SessionInfo = {
   title?: string | null;
   updatedAt?: string | null;
   /**
+   * Archive state; always present when the agent supports archiving, otherwise not reported.
    * Unstable: defined only in the protocol's unstable schema.
    * @experimental
    */
@@ -1560,7 +1638,7 @@ export type DeleteSessionResponse = {
 };
 
 /**
- * The `ForkSessionResponse` type of the Agent Client Protocol.
+ * Result of `session/fork`: the forked session's id, modes and config options.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1577,7 +1655,7 @@ export type ForkSessionResponse = {
 };
 
 /**
- * The `ArchiveSessionResponse` type of the Agent Client Protocol.
+ * Result of `session/archive` (empty).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1591,7 +1669,7 @@ export type ArchiveSessionResponse = {
 };
 
 /**
- * The `UnarchiveSessionResponse` type of the Agent Client Protocol.
+ * Result of `session/unarchive` (empty).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1605,7 +1683,7 @@ export type UnarchiveSessionResponse = {
 };
 
 /**
- * The `SessionStatusResponse` type of the Agent Client Protocol.
+ * Result of `session/status`: a point-in-time reading that may go stale at once.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1613,6 +1691,9 @@ export type UnarchiveSessionResponse = {
  * @experimental
  */
 export type SessionStatusResponse = {
+  /**
+   * Handle an unrecognised value as `saved`.
+   */
   status: SessionStatus;
   _meta?: {
     [key: string]: unknown;
@@ -1620,7 +1701,8 @@ export type SessionStatusResponse = {
 };
 
 /**
- * The `SessionStatus` type of the Agent Client Protocol.
+ * `open` (in memory, though this connection may still need to load or resume it) or
+ * `saved` (known, must be loaded or resumed first).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1630,7 +1712,7 @@ export type SessionStatusResponse = {
 export type SessionStatus = "open" | "saved" | (string & {});
 
 /**
- * The `SetSessionTitleResponse` type of the Agent Client Protocol.
+ * Result of `session/set_title`: the title as the agent stored it.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1638,6 +1720,9 @@ export type SessionStatus = "open" | "saved" | (string & {});
  * @experimental
  */
 export type SetSessionTitleResponse = {
+  /**
+   * Show this rather than the title you sent: the agent may have normalised it.
+   */
   title: string;
   _meta?: {
     [key: string]: unknown;
@@ -1717,7 +1802,8 @@ export type PromptResponse = {
 export type StopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled";
 
 /**
- * The `Usage` type of the Agent Client Protocol.
+ * Token counts: input, output and total, plus optional reasoning and cache read/write
+ * figures. The schema leaves unclear whether they cover one turn or the whole session.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1755,7 +1841,8 @@ export type Error = {
 };
 
 /**
- * A JSON-RPC error code; the protocol names the ones it uses.
+ * A JSON-RPC error code: the standard ones, `-32800` (cancelled), `-32000` (auth needed),
+ * `-32002` (not found), or any other integer.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#errorcode | Protocol reference}
  */
@@ -1763,7 +1850,7 @@ export type ErrorCode =
   -32700 | -32600 | -32601 | -32602 | -32603 | -32800 | -32000 | -32002 | (number & {});
 
 /**
- * The `AgentNotification` type of the Agent Client Protocol.
+ * A JSON-RPC notification sent by the agent to the client, as the schema models it.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#agentnotification | Protocol reference}
  */
@@ -1791,8 +1878,8 @@ export type SessionNotification = {
 };
 
 /**
- * One streamed change to a session, discriminated by `sessionUpdate`: message and thought
- * chunks, tool calls and their updates, the plan, commands, mode, config, info and usage.
+ * One streamed change to a session, discriminated by `sessionUpdate`: message chunks, tool
+ * calls, plans, commands, mode, config, info, usage, notices, compactions and subagents.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionupdate | Protocol reference}
  */
@@ -1832,6 +1919,10 @@ export type MessageId = string;
  */
 export type ContentChunk = {
   content: ContentBlock;
+  /**
+   * Chunks with equal ids belong to one message; a different id starts a new one. Optional
+   * and opaque.
+   */
   messageId?: MessageId | null;
   _meta?: {
     [key: string]: unknown;
@@ -1850,7 +1941,14 @@ export type ToolCall = {
   kind?: ToolKind;
   status?: ToolCallStatus;
   content?: Array<ToolCallContent>;
+  /**
+   * Files the call reads or edits, so the client can follow along.
+   */
   locations?: Array<ToolCallLocation>;
+  /**
+   * The tool's input as the agent saw it: any JSON value, not necessarily an object.
+   * For display or debugging.
+   */
   rawInput?: unknown;
   rawOutput?: unknown;
   _meta?: {
@@ -1892,6 +1990,9 @@ export type PlanEntryStatus = "pending" | "in_progress" | "completed";
  * @see {@link https://agentclientprotocol.com/protocol/schema#plan | Protocol reference}
  */
 export type Plan = {
+  /**
+   * Every step with its current status, each time; drop the old list and keep this one.
+   */
   entries: Array<PlanEntry>;
   _meta?: {
     [key: string]: unknown;
@@ -1899,7 +2000,8 @@ export type Plan = {
 };
 
 /**
- * The `PlanUpdateContent` type of the Agent Client Protocol.
+ * The body of a plan, discriminated by `type`: a list of steps (`items`), a file (`file`)
+ * or Markdown text (`markdown`).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1912,7 +2014,7 @@ export type PlanUpdateContent =
   | (PlanMarkdown & { type: "markdown" });
 
 /**
- * The `PlanId` type of the Agent Client Protocol.
+ * An id naming one plan within a session, for `plan_update` and `plan_removed`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1922,7 +2024,7 @@ export type PlanUpdateContent =
 export type PlanId = string;
 
 /**
- * The `PlanItems` type of the Agent Client Protocol.
+ * A plan as a list of steps; each update carries the full list.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1938,7 +2040,7 @@ export type PlanItems = {
 };
 
 /**
- * The `PlanFile` type of the Agent Client Protocol.
+ * A plan kept in a file, given by URI.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1954,7 +2056,7 @@ export type PlanFile = {
 };
 
 /**
- * The `PlanMarkdown` type of the Agent Client Protocol.
+ * A plan written as Markdown text.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1970,7 +2072,7 @@ export type PlanMarkdown = {
 };
 
 /**
- * The `PlanUpdate` type of the Agent Client Protocol.
+ * A `plan_update`: new content for the plan with the given id.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -1985,7 +2087,7 @@ export type PlanUpdate = {
 };
 
 /**
- * The `PlanRemoved` type of the Agent Client Protocol.
+ * A `plan_removed`: the plan with the given id is gone.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2074,7 +2176,13 @@ export type ConfigOptionUpdate = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessioninfoupdate | Protocol reference}
  */
 export type SessionInfoUpdate = {
+  /**
+   * Left out: keep the title. `null`: remove it. A string: the new title.
+   */
   title?: string | null;
+  /**
+   * Left out: keep it. `null`: remove it. A string: the new ISO 8601 last-activity time.
+   */
   updatedAt?: string | null;
   _meta?: {
     [key: string]: unknown;
@@ -2082,11 +2190,15 @@ export type SessionInfoUpdate = {
 };
 
 /**
- * An amount of money in an ISO 4217 currency.
+ * A running total for the session, in a currency (ISO 4217) or a non-money unit like
+ * credits.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#cost | Protocol reference}
  */
 export type Cost = {
+  /**
+   * Cumulative for the whole session, not for the latest turn.
+   */
   amount: number;
   currency: string;
   _meta?: {
@@ -2109,14 +2221,15 @@ export type UsageUpdate = {
 };
 
 /**
- * The `NoticeSeverity` type of the Agent Client Protocol.
+ * How prominently to show a notice: `info`, `warning` or `error`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#noticeseverity | Protocol reference}
  */
 export type NoticeSeverity = "info" | "warning" | "error" | (string & {});
 
 /**
- * The `Notice` type of the Agent Client Protocol.
+ * A `notice` update: a short message for the user with a severity. Live only, not history;
+ * sent only to clients that opted in, and may never be seen.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#notice | Protocol reference}
  */
@@ -2130,27 +2243,32 @@ export type Notice = {
 };
 
 /**
- * The `CompactionId` type of the Agent Client Protocol.
+ * An agent-chosen id for one compaction of a session's context.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#compactionid | Protocol reference}
  */
 export type CompactionId = string;
 
 /**
- * The `CompactionStatus` type of the Agent Client Protocol.
+ * Where a context compaction stands: `in_progress`, `completed`, `failed` or `cancelled`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#compactionstatus | Protocol reference}
  */
 export type CompactionStatus = "in_progress" | "completed" | "failed" | "cancelled" | (string & {});
 
 /**
- * The `CompactionUpdate` type of the Agent Client Protocol.
+ * A `compaction_update`: creates a compaction entry at this point of the timeline, or
+ * patches the one with the same id.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#compactionupdate | Protocol reference}
  */
 export type CompactionUpdate = {
   compactionId: CompactionId;
   status: CompactionStatus;
+  /**
+   * Left out: unchanged. `null` or `[]`: cleared. Otherwise the whole summary, replacing the
+   * old one.
+   */
   summary?: Array<ContentBlock> | null;
   error?: string | null;
   _meta?: {
@@ -2159,7 +2277,8 @@ export type CompactionUpdate = {
 };
 
 /**
- * The `CompactionSummaryChunk` type of the Agent Client Protocol.
+ * A `compaction_summary_chunk`: adds one content block to the end of a compaction's
+ * summary (an unseen id starts an in-progress compaction).
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#compactionsummarychunk | Protocol reference}
  */
@@ -2172,7 +2291,8 @@ export type CompactionSummaryChunk = {
 };
 
 /**
- * The `SubagentSessionCapabilities` type of the Agent Client Protocol.
+ * What the client may do to one child session; nothing is allowed unless listed here,
+ * whatever ordinary sessions support.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2187,7 +2307,8 @@ export type SubagentSessionCapabilities = {
 };
 
 /**
- * The `SessionCancelCapabilities` type of the Agent Client Protocol.
+ * Marker object: the client may interrupt what a child session is doing while keeping the
+ * session alive.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2201,7 +2322,8 @@ export type SessionCancelCapabilities = {
 };
 
 /**
- * The `StateUpdate` type of the Agent Client Protocol.
+ * A snapshot of a child session's foreground work, discriminated by `state`: `running`,
+ * `idle`, `requires_action` or `unknown`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2216,7 +2338,7 @@ export type StateUpdate =
   | UnknownVariant<"state">;
 
 /**
- * The `RunningStateUpdate` type of the Agent Client Protocol.
+ * The child is busy with foreground work.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2230,7 +2352,8 @@ export type RunningStateUpdate = {
 };
 
 /**
- * The `ErrorStopReason` type of the Agent Client Protocol.
+ * Details for an `error` stop reason: a JSON-RPC error object describing what went wrong,
+ * when the agent supplies one.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2242,7 +2365,7 @@ export type ErrorStopReason = {
 };
 
 /**
- * The `IdleStateUpdate` type of the Agent Client Protocol.
+ * The child finished its foreground work and can take another prompt; it is not ended.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2258,6 +2381,10 @@ export type IdleStateUpdate = (
   | (ErrorStopReason & { stopReason: "error" })
   | UnknownVariant<"stopReason">
   | {
+      /**
+       * Why the work stopped: a `StopReason` value, or `error` with an `error` field. Omitted,
+       * `null` or malformed means not reported.
+       */
       stopReason?: null;
     }
 ) & {
@@ -2265,11 +2392,15 @@ export type IdleStateUpdate = (
   _meta?: {
     [key: string]: unknown;
   } | null;
+  /**
+   * Why the work stopped: a `StopReason` value, or `error` with an `error` field. Omitted,
+   * `null` or malformed means not reported.
+   */
   stopReason?: string | null;
 };
 
 /**
- * The `RequiresActionStateUpdate` type of the Agent Client Protocol.
+ * The child cannot continue until the user does something.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2283,7 +2414,8 @@ export type RequiresActionStateUpdate = {
 };
 
 /**
- * The `UnknownStateUpdate` type of the Agent Client Protocol.
+ * The agent has lost sight of what the child is doing. Stop showing the last state as
+ * current; the work itself is not affected.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2297,7 +2429,9 @@ export type UnknownStateUpdate = {
 };
 
 /**
- * The `SubagentUpdate` type of the Agent Client Protocol.
+ * A `subagent_update` on a parent session: announces a child session it owns, or patches
+ * the child's display info, state, capabilities or directories (left out: unchanged; `null`:
+ * cleared).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2308,7 +2442,15 @@ export type SubagentUpdate = {
   sessionId: SessionId;
   title?: string | null;
   description?: string | null;
+  /**
+   * Left out: unchanged. `null`: the client may no longer change the child. Until first
+   * sent, it may not change it at all.
+   */
   capabilities?: SubagentSessionCapabilities | null;
+  /**
+   * Left out: unchanged. `null`: current activity unknown (not idle). A value replaces the
+   * previous snapshot entirely.
+   */
   state?: StateUpdate | null;
   cwd?: string | null;
   additionalDirectories?: Array<string> | null;
@@ -2318,7 +2460,8 @@ export type SubagentUpdate = {
 };
 
 /**
- * The `SessionMessage` type of the Agent Client Protocol.
+ * A `session_message`: creates or patches a message sent from one session to another, as
+ * it appears in this session's transcript.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2331,6 +2474,9 @@ export type SessionMessage = {
   recipientSessionId?: SessionId | null;
   senderMessageId?: MessageId | null;
   recipientMessageId?: MessageId | null;
+  /**
+   * Left out: unchanged. `null` or `[]`: cleared. A non-empty array replaces all content.
+   */
   content?: Array<ContentBlock> | null;
   _meta?: {
     [key: string]: unknown;
@@ -2338,7 +2484,8 @@ export type SessionMessage = {
 };
 
 /**
- * The `SessionMessageChunk` type of the Agent Client Protocol.
+ * A `session_message_chunk`: adds one content block to the end of a message between
+ * sessions.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2366,7 +2513,8 @@ export type CompleteElicitationNotification = {
 };
 
 /**
- * The `AuthStatusUpdateNotification` type of the Agent Client Protocol.
+ * Params of `auth/status_update`: the agent's sign-in state changed; same shape as the
+ * `auth/status` result.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2389,7 +2537,7 @@ export type AuthStatusUpdateNotification = {
 export type ExtNotification = unknown;
 
 /**
- * The `ClientRequest` type of the Agent Client Protocol.
+ * A JSON-RPC request sent by the client to the agent, as the schema models it.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#clientrequest | Protocol reference}
  */
@@ -2434,6 +2582,9 @@ export type InitializeRequest = {
    */
   protocolVersion: ProtocolVersion;
   clientCapabilities?: ClientCapabilities;
+  /**
+   * Who the client is. Optional in v1, but send it: later versions will require it.
+   */
   clientInfo?: Implementation | null;
   _meta?: {
     [key: string]: unknown;
@@ -2441,13 +2592,18 @@ export type InitializeRequest = {
 };
 
 /**
- * What the client offers the agent: file-system access, terminals, boolean config
- * options, terminal authentication and elicitation. Anything absent is unsupported.
+ * What the client offers the agent: file-system access, terminals, authentication and
+ * elicitation support, and which optional session updates it understands. Anything absent
+ * is unsupported.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#clientcapabilities | Protocol reference}
  */
 export type ClientCapabilities = {
   fs?: FileSystemCapabilities;
+  /**
+   * `true` only if the client implements every `terminal/*` method; there is no partial
+   * support.
+   */
   terminal?: boolean;
   session?: ClientSessionCapabilities | null;
   /**
@@ -2481,7 +2637,8 @@ export type FileSystemCapabilities = {
 };
 
 /**
- * The `ClientSessionCapabilities` type of the Agent Client Protocol.
+ * Which optional session features the client handles: compaction updates, boolean config
+ * options and notices.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#clientsessioncapabilities | Protocol reference}
  */
@@ -2495,7 +2652,7 @@ export type ClientSessionCapabilities = {
 };
 
 /**
- * The `CompactionCapabilities` type of the Agent Client Protocol.
+ * Marker object: the client handles `compaction_update` and `compaction_summary_chunk`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#compactioncapabilities | Protocol reference}
  */
@@ -2504,7 +2661,7 @@ export type CompactionCapabilities = {
 };
 
 /**
- * The `SessionConfigOptionsCapabilities` type of the Agent Client Protocol.
+ * Which extra kinds of config option the client can display.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionconfigoptionscapabilities | Protocol reference}
  */
@@ -2516,7 +2673,7 @@ export type SessionConfigOptionsCapabilities = {
 };
 
 /**
- * The `BooleanConfigOptionCapabilities` type of the Agent Client Protocol.
+ * Marker object: the client can show `type: "boolean"` config options and set them.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#booleanconfigoptioncapabilities | Protocol reference}
  */
@@ -2527,7 +2684,7 @@ export type BooleanConfigOptionCapabilities = {
 };
 
 /**
- * The `NoticeCapabilities` type of the Agent Client Protocol.
+ * Marker object: the client can show `notice` updates to the user.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#noticecapabilities | Protocol reference}
  */
@@ -2536,7 +2693,8 @@ export type NoticeCapabilities = {
 };
 
 /**
- * The `SubagentCapabilities` type of the Agent Client Protocol.
+ * Marker object: the client understands child sessions (`subagent_update`) and messages
+ * between sessions. Required before the agent sends either.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2550,7 +2708,7 @@ export type SubagentCapabilities = {
 };
 
 /**
- * The `PlanCapabilities` type of the Agent Client Protocol.
+ * Marker object: the client handles the `plan_update` and `plan_removed` session updates.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2564,11 +2722,15 @@ export type PlanCapabilities = {
 };
 
 /**
- * The `AuthCapabilities` type of the Agent Client Protocol.
+ * Which opt-in kinds of authentication method the client can carry out.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#authcapabilities | Protocol reference}
  */
 export type AuthCapabilities = {
+  /**
+   * Set it to `true` only if the client can rerun the agent's launch command in an
+   * interactive terminal; the agent may then offer `terminal` methods.
+   */
   terminal?: boolean;
   _meta?: {
     [key: string]: unknown;
@@ -2589,7 +2751,7 @@ export type ElicitationCapabilities = {
 };
 
 /**
- * The `ElicitationFormCapabilities` type of the Agent Client Protocol.
+ * Marker object: the client can render `form` elicitations.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationformcapabilities | Protocol reference}
  */
@@ -2600,7 +2762,7 @@ export type ElicitationFormCapabilities = {
 };
 
 /**
- * The `ElicitationUrlCapabilities` type of the Agent Client Protocol.
+ * Marker object: the client can handle `url` elicitations.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationurlcapabilities | Protocol reference}
  */
@@ -2623,7 +2785,7 @@ export type AuthenticateRequest = {
 };
 
 /**
- * The `ListProvidersRequest` type of the Agent Client Protocol.
+ * Params of `providers/list` (empty).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2637,7 +2799,8 @@ export type ListProvidersRequest = {
 };
 
 /**
- * The `SetProviderRequest` type of the Agent Client Protocol.
+ * Params of `providers/set`: point a provider at an endpoint; the whole configuration is
+ * replaced.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2648,6 +2811,9 @@ export type SetProviderRequest = {
   providerId: ProviderId;
   apiType: LlmProtocol;
   baseUrl: string;
+  /**
+   * The complete header map, credentials included; it replaces earlier headers.
+   */
   headers?: {
     [key: string]: string;
   };
@@ -2657,7 +2823,7 @@ export type SetProviderRequest = {
 };
 
 /**
- * The `DisableProviderRequest` type of the Agent Client Protocol.
+ * Params of `providers/disable`: the provider to switch off.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2683,7 +2849,8 @@ export type LogoutRequest = {
 };
 
 /**
- * The `AuthStatusRequest` type of the Agent Client Protocol.
+ * Params of `auth/status` (empty): a read-only question the agent must answer even when
+ * the user is not signed in.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2703,10 +2870,19 @@ export type AuthStatusRequest = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#newsessionrequest | Protocol reference}
  */
 export type NewSessionRequest = {
+  /**
+   * Absolute path the session works in; relative paths in the session resolve against it.
+   */
   cwd: string;
+  /**
+   * Extra absolute workspace roots that widen what the session may touch; relative paths
+   * still resolve against `cwd`. Needs `sessionCapabilities.additionalDirectories`.
+   */
   additionalDirectories?: Array<string>;
   mcpServers: Array<McpServer>;
   /**
+   * Instructions for the session; send only when the agent advertises
+   * `sessionCapabilities.systemPrompt`. Omitted keeps the agent's defaults.
    * Unstable: defined only in the protocol's unstable schema.
    * @experimental
    */
@@ -2717,7 +2893,7 @@ export type NewSessionRequest = {
 };
 
 /**
- * An MCP server for the agent to connect to: stdio (no `type`), `http` or `sse`.
+ * An MCP server for the agent to connect to: stdio (no `type`), `http`, `sse` or `acp`.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#mcpserver | Protocol reference}
  */
@@ -2769,7 +2945,8 @@ export type McpServerSse = {
 };
 
 /**
- * The `McpServerAcp` type of the Agent Client Protocol.
+ * An MCP server hosted by another ACP component (such as the client or a proxy) and
+ * reached by tunnelling MCP traffic through `mcp/message`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2792,7 +2969,13 @@ export type McpServerAcp = {
 export type McpServerStdio = {
   name: string;
   command: string;
+  /**
+   * Required even when empty: send `[]`.
+   */
   args: Array<string>;
+  /**
+   * Required even when empty: send `[]`.
+   */
   env: Array<EnvVariable>;
   _meta?: {
     [key: string]: unknown;
@@ -2800,7 +2983,8 @@ export type McpServerStdio = {
 };
 
 /**
- * The `SystemPrompt` type of the Agent Client Protocol.
+ * Client-supplied instructions for a session, combined with or replacing the agent's
+ * own; an agent that cannot honour them fails the request.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2809,6 +2993,9 @@ export type McpServerStdio = {
  */
 export type SystemPrompt = {
   mode: SystemPromptMode;
+  /**
+   * The instructions. Only `text` blocks are allowed for now.
+   */
   content: Array<ContentBlock>;
   _meta?: {
     [key: string]: unknown;
@@ -2816,7 +3003,8 @@ export type SystemPrompt = {
 };
 
 /**
- * The `SystemPromptMode` type of the Agent Client Protocol.
+ * How a client system prompt is applied: `append` to the agent's instructions or
+ * `override` its built-in defaults (tools and permissions stay as they are).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2834,6 +3022,10 @@ export type SystemPromptMode = "append" | "override" | (string & {});
 export type LoadSessionRequest = {
   mcpServers: Array<McpServer>;
   cwd: string;
+  /**
+   * When non-empty, the complete set of extra roots for the restored session; it replaces,
+   * rather than extends, any earlier list.
+   */
   additionalDirectories?: Array<string>;
   sessionId: SessionId;
   /**
@@ -2853,8 +3045,13 @@ export type LoadSessionRequest = {
  */
 export type ListSessionsRequest = {
   cwd?: string | null;
+  /**
+   * The previous page's `nextCursor`; leave it out to get the first page.
+   */
   cursor?: string | null;
   /**
+   * Which sessions to include by archive state; omitted means `exclude`. Keep the same value
+   * while paging.
    * Unstable: defined only in the protocol's unstable schema.
    * @experimental
    */
@@ -2865,7 +3062,7 @@ export type ListSessionsRequest = {
 };
 
 /**
- * The `SessionArchiveFilter` type of the Agent Client Protocol.
+ * How `session/list` treats archived sessions: `exclude` (default), `include` or `only`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2887,7 +3084,8 @@ export type DeleteSessionRequest = {
 };
 
 /**
- * The `ForkSessionRequest` type of the Agent Client Protocol.
+ * Params of `session/fork`: start a new session that begins with a copy of an existing
+ * one's context, leaving the original untouched.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2906,7 +3104,8 @@ export type ForkSessionRequest = {
 };
 
 /**
- * The `ArchiveSessionRequest` type of the Agent Client Protocol.
+ * Params of `session/archive`: hide a session from default listings, keeping its id and
+ * history. An active session is closed first.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2921,7 +3120,8 @@ export type ArchiveSessionRequest = {
 };
 
 /**
- * The `UnarchiveSessionRequest` type of the Agent Client Protocol.
+ * Params of `session/unarchive`: make an archived session listed again. It does not load
+ * or resume it.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2936,7 +3136,8 @@ export type UnarchiveSessionRequest = {
 };
 
 /**
- * The `SessionStatusRequest` type of the Agent Client Protocol.
+ * Params of `session/status`: ask, without side effects, whether the agent has a session
+ * in memory.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2951,7 +3152,8 @@ export type SessionStatusRequest = {
 };
 
 /**
- * The `SetSessionTitleRequest` type of the Agent Client Protocol.
+ * Params of `session/set_title`: give any listed session a user-chosen title; it need not
+ * be active on this connection.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -2974,7 +3176,14 @@ export type SetSessionTitleRequest = {
 export type ResumeSessionRequest = {
   sessionId: SessionId;
   cwd: string;
+  /**
+   * When non-empty, the complete set of extra roots for the resumed session; it replaces,
+   * rather than extends, any earlier list.
+   */
   additionalDirectories?: Array<string>;
+  /**
+   * May be left out here (meaning none), unlike in `session/new` and `session/load`.
+   */
   mcpServers?: Array<McpServer>;
   /**
    * Unstable: defined only in the protocol's unstable schema.
@@ -3019,9 +3228,17 @@ export type SetSessionModeRequest = {
  */
 export type SetSessionConfigOptionRequest = (
   | ({
+      /**
+       * The new value: a `SessionConfigValueId` for a select, or `true`/`false` when `type` is
+       * `"boolean"`.
+       */
       value: boolean;
     } & { type: "boolean" })
   | {
+      /**
+       * The new value: a `SessionConfigValueId` for a select, or `true`/`false` when `type` is
+       * `"boolean"`.
+       */
       value: SessionConfigValueId;
     }
 ) & {
@@ -3039,6 +3256,10 @@ export type SetSessionConfigOptionRequest = (
  */
 export type PromptRequest = {
   sessionId: SessionId;
+  /**
+   * The user's message. `text` and `resource_link` always work; other block types only if
+   * `PromptCapabilities` allows them.
+   */
   prompt: Array<ContentBlock>;
   _meta?: {
     [key: string]: unknown;
@@ -3046,7 +3267,7 @@ export type PromptRequest = {
 };
 
 /**
- * The `ClientResponse` type of the Agent Client Protocol.
+ * A JSON-RPC response sent by the client to the agent, as the schema models it.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#clientresponse | Protocol reference}
  */
@@ -3147,7 +3368,13 @@ export type CreateTerminalResponse = {
  */
 export type TerminalOutputResponse = {
   output: string;
+  /**
+   * `true` if older output was dropped to stay within `outputByteLimit`.
+   */
   truncated: boolean;
+  /**
+   * Present only once the command has ended.
+   */
   exitStatus?: TerminalExitStatus | null;
   _meta?: {
     [key: string]: unknown;
@@ -3160,7 +3387,13 @@ export type TerminalOutputResponse = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#terminalexitstatus | Protocol reference}
  */
 export type TerminalExitStatus = {
+  /**
+   * The process's exit code; `null` when a signal ended it.
+   */
   exitCode?: number | null;
+  /**
+   * The signal that ended the process; `null` on a normal exit.
+   */
   signal?: string | null;
   _meta?: {
     [key: string]: unknown;
@@ -3219,25 +3452,29 @@ export type CreateElicitationResponse = (
 };
 
 /**
- * The `ElicitationContentValue` type of the Agent Client Protocol.
+ * A value in an accepted form: string, integer, number, boolean or list of strings.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationcontentvalue | Protocol reference}
  */
 export type ElicitationContentValue = (string & {}) | number | boolean | Array<string>;
 
 /**
- * The `ElicitationAcceptAction` type of the Agent Client Protocol.
+ * The `accept` answer: the values the user entered, if any.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationacceptaction | Protocol reference}
  */
 export type ElicitationAcceptAction = {
+  /**
+   * Answers keyed by form property name, shaped by the requested schema.
+   */
   content?: {
     [key: string]: ElicitationContentValue;
   } | null;
 };
 
 /**
- * The `MessageMcpResponse` type of the Agent Client Protocol.
+ * Result of `mcp/message`: the MCP request's own `result` or `error`; ACP-level errors are
+ * kept for transport failures.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3259,7 +3496,7 @@ export type MessageMcpResponse =
     };
 
 /**
- * The `McpError` type of the Agent Client Protocol.
+ * An error returned by the MCP server itself, separate from any ACP error.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3273,7 +3510,7 @@ export type McpError = {
 };
 
 /**
- * The `ClientNotification` type of the Agent Client Protocol.
+ * A JSON-RPC notification sent by the client to the agent, as the schema models it.
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#clientnotification | Protocol reference}
  */
@@ -3295,7 +3532,8 @@ export type CancelNotification = {
 };
 
 /**
- * The `MessageMcpNotification` type of the Agent Client Protocol.
+ * Params of `mcp/message` as a notification: an MCP message tied to a running MCP request
+ * (acknowledgements, subscription updates).
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3327,7 +3565,7 @@ export type CancelRequestNotification = {
 };
 
 /**
- * The `ProxyRequest` type of the Agent Client Protocol.
+ * A JSON-RPC request between a conductor and a proxy, as the schema models it.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3341,7 +3579,8 @@ export type ProxyRequest = {
 };
 
 /**
- * The `InitializeProxyRequest` type of the Agent Client Protocol.
+ * Params of `proxy/initialize`: what a conductor sends instead of `initialize` to every
+ * component that is not last in the chain; same shape as `initialize`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3351,7 +3590,8 @@ export type ProxyRequest = {
 export type InitializeProxyRequest = InitializeRequest;
 
 /**
- * The `ProxySuccessorRequest` type of the Agent Client Protocol.
+ * Params of `proxy/successor` as a request: a request passed along the chain, as method
+ * and params.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3360,6 +3600,9 @@ export type InitializeProxyRequest = InitializeRequest;
  */
 export type ProxySuccessorRequest = {
   method: string;
+  /**
+   * Forwarded untouched; omitted or `null` means none, otherwise an object or array.
+   */
   params?: unknown;
   _meta?: {
     [key: string]: unknown;
@@ -3367,7 +3610,7 @@ export type ProxySuccessorRequest = {
 };
 
 /**
- * The `ProxyResponse` type of the Agent Client Protocol.
+ * A JSON-RPC response between a conductor and a proxy, as the schema models it.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3385,7 +3628,8 @@ export type ProxyResponse =
     };
 
 /**
- * The `InitializeProxyResponse` type of the Agent Client Protocol.
+ * Result of `proxy/initialize`: same shape as `initialize`, describing the chain from the
+ * proxy onward; the proxy must not alter `protocolVersion`.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3395,7 +3639,7 @@ export type ProxyResponse =
 export type InitializeProxyResponse = InitializeResponse;
 
 /**
- * The `ProxySuccessorResponse` type of the Agent Client Protocol.
+ * Result of `proxy/successor`: exactly what the wrapped request returned.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3405,7 +3649,7 @@ export type InitializeProxyResponse = InitializeResponse;
 export type ProxySuccessorResponse = unknown;
 
 /**
- * The `ProxyNotification` type of the Agent Client Protocol.
+ * A JSON-RPC notification between a conductor and a proxy, as the schema models it.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *
@@ -3418,7 +3662,7 @@ export type ProxyNotification = {
 };
 
 /**
- * The `ProxySuccessorNotification` type of the Agent Client Protocol.
+ * Params of `proxy/successor` as a notification: a notification passed along the chain.
  *
  * Unstable: defined only in the protocol's unstable schema; it may change or go away.
  *

@@ -1,0 +1,67 @@
+/**
+ * acp-kit: the Agent Client Protocol for TypeScript.
+ *
+ * The classic API (`Agent`, `Client`, `AgentSideConnection`, `ClientSideConnection`,
+ * `ndJsonStream`, `RequestError`, `TerminalHandle`, ...) on a validated, fast JSON-RPC
+ * engine. This entry is runtime-neutral: Web Streams only, nothing from `node:`.
+ *
+ * @packageDocumentation
+ */
+
+// Typed sides
+export { AgentSideConnection } from "./peer/agent-side-connection.js";
+export { ClientSideConnection } from "./peer/client-side-connection.js";
+export { TerminalHandle } from "./peer/terminal-handle.js";
+export type { Agent, RequestContext } from "./peer/agent.js";
+export type { Client } from "./peer/client.js";
+export type { AcpConnectionOptions } from "./peer/acp-connection.js";
+export { PROTOCOL_VERSION, methods } from "./peer/methods.js";
+
+// Protocol types, validation and the method table
+export type * from "./schema/types.gen.js";
+export {
+  AGENT_METHODS,
+  CLIENT_METHODS,
+  PROTOCOL_METHODS,
+  METHOD_SPECS,
+  type AgentRequestTypes,
+  type AgentNotificationTypes,
+  type ClientRequestTypes,
+  type ClientNotificationTypes,
+} from "./schema/methods.gen.js";
+export type { MethodSpec, MethodHandler } from "./schema/method-spec.js";
+export { validate, isValid } from "./schema/validate.js";
+export type { ValidatedType } from "./schema/validators.gen.js";
+export type {
+  ValidationIssue,
+  ValidationResult,
+  ValidateOptions,
+  RawValidator,
+} from "./schema/runtime.js";
+
+// JSON-RPC engine and transports
+export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES, MessageTooLargeError } from "./jsonrpc/ndjson.js";
+export type { NdJsonStreamOptions } from "./jsonrpc/ndjson.js";
+export { memoryStreamPair, type StreamPair } from "./jsonrpc/memory.js";
+export { RequestError, ConnectionError, ErrorCodes } from "./jsonrpc/errors.js";
+export type { ConnectionErrorCode } from "./jsonrpc/errors.js";
+export {
+  JsonRpcConnection,
+  type ConnectionOptions,
+  type SendRequestOptions,
+} from "./jsonrpc/connection.js";
+export type { Router, RequestRoute, NotificationRoute } from "./jsonrpc/dispatch.js";
+export type { InboundRequestContext } from "./jsonrpc/inbound.js";
+export { consoleLogger, silentLogger } from "./jsonrpc/logger.js";
+export type { Logger, LogFields, LogLevel } from "./jsonrpc/logger.js";
+export type {
+  AnyMessage,
+  AnyRequest,
+  AnyResponse,
+  AnyNotification,
+  ErrorResponse,
+  JsonRpcId,
+  MaybePromise,
+  Result,
+  Stream,
+} from "./jsonrpc/messages.js";

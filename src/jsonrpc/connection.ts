@@ -1,0 +1,203 @@
+/**
+ * A JSON-RPC 2.0 connection over a {@link Stream}. It knows nothing of ACP: methods are
+ * routed by a {@link Router}, params and results are checked by the validators given.
+ *
+ * @module
+ */
+import { CANCEL_REQUEST_METHOD, Dispatcher, type Router } from "./dispatch.js";
+import { ConnectionError } from "./errors.js";
+import { Lifecycle, type CloseCause } from "./lifecycle.js";
+import { silentLogger, type Logger } from "./logger.js";
+import type { Stream } from "./messages.js";
+import { PendingRequest, PendingRequests, type ResultShape } from "./pending.js";
+import { transportFor, type Transport } from "./transport.js";
+
+/** Options of a connection. */
+export interface ConnectionOptions {
+  /** Where problems that cannot be reported to a caller go. Default: silent. */
+  readonly logger?: Logger;
+  /** A timeout applied to every outbound request that does not set its own. Default: none. */
+  readonly requestTimeoutMs?: number;
+}
+
+/** Per-request options of an outbound request. */
+export interface SendRequestOptions {
+  /** Aborting it rejects the request at once and sends `$/cancel_request` to the peer. */
+  readonly signal?: AbortSignal;
+  /** The classic name of {@link SendRequestOptions.signal}; either works. */
+  readonly cancellationSignal?: AbortSignal;
+  /**
+   * Milliseconds to wait for the answer; then the request rejects with a
+   * `ConnectionError("timeout")` and `$/cancel_request` is sent.
+   */
+  readonly timeoutMs?: number;
+}
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** See the module comment. */
+export class JsonRpcConnection {
+  /** Where problems that cannot be reported to a caller go. */
+  readonly logger: Logger;
+  private readonly transport: Transport;
+  private readonly lifecycle = new Lifecycle();
+  private readonly pending = new PendingRequests();
+  private readonly dispatcher: Dispatcher;
+  private readonly defaultTimeoutMs: number | undefined;
+  private nextId = 0;
+
+  /**
+   * @param stream - The messages to read and write; see {@link ndJsonStream}.
+   * @param router - How inbound requests and notifications are handled.
+   * @param options - Logger and default request timeout.
+   */
+  constructor(stream: Stream, router: Router, options: ConnectionOptions = {}) {
+    this.logger = options.logger ?? silentLogger;
+    this.defaultTimeoutMs = options.requestTimeoutMs;
+    const lifecycle = this.lifecycle;
+    this.dispatcher = new Dispatcher(
+      {
+        logger: this.logger,
+        send: (message) => this.trySend(message),
+        onResponse: (message) => {
+          this.onResponse(message);
+        },
+        get isClosed() {
+          return lifecycle.isClosed;
+        },
+      },
+      router,
+    );
+    this.transport = transportFor(stream, { logger: this.logger });
+    this.transport.start({
+      message: (message) => this.dispatcher.dispatch(message),
+      oversized: ({ envelope }) => {
+        if (envelope.hasMethod || envelope.id === undefined) return;
+        this.pending
+          .take(envelope.id)
+          ?.fail(new ConnectionError("message_too_large", "The peer's response exceeded the maximum message size and was dropped"));
+      },
+      closed: (error) => {
+        this.shutdown(error === undefined ? "input_ended" : "input_failed", error);
+      },
+    });
+  }
+
+  /** Aborts when the connection closes; `signal.reason` says why. */
+  get signal(): AbortSignal {
+    return this.lifecycle.signal;
+  }
+
+  /** Resolves when the connection closes. Never rejects. */
+  get closed(): Promise<void> {
+    return this.lifecycle.closed;
+  }
+
+  /** True once the connection is closed. */
+  get isClosed(): boolean {
+    return this.lifecycle.isClosed;
+  }
+
+  /**
+   * Sends a request and waits for its answer.
+   *
+   * @param method - The method's wire name.
+   * @param params - Its params (omitted on the wire when `undefined`).
+   * @param options - Abort signal and timeout.
+   * @param shape - How to validate and normalise the result.
+   */
+  request<T = unknown>(method: string, params?: unknown, options?: SendRequestOptions, shape?: ResultShape): Promise<T> {
+    const closeError = this.lifecycle.error;
+    if (closeError !== undefined) return Promise.reject(closeError);
+    const signal = options?.signal ?? options?.cancellationSignal;
+    if (signal?.aborted === true) {
+      return Promise.reject(new ConnectionError("cancelled", `${method} was aborted before it was sent`, { cause: signal.reason }));
+    }
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      const request = new PendingRequest(id, method, resolve as (v: unknown) => void, reject, shape);
+      try {
+        void this.transport.send({ jsonrpc: "2.0", id, method, params });
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      this.pending.add(request);
+      const timeoutMs = options?.timeoutMs ?? this.defaultTimeoutMs;
+      if (timeoutMs !== undefined) {
+        request.timer = setTimeout(() => {
+          this.abandon(id, new ConnectionError("timeout", `${method} got no answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+      }
+      if (signal !== undefined) {
+        request.signal = signal;
+        request.onAbort = () => {
+          this.abandon(id, new ConnectionError("cancelled", `${method} was aborted`, { cause: signal.reason }));
+        };
+        signal.addEventListener("abort", request.onAbort, { once: true });
+      }
+    });
+  }
+
+  /**
+   * Sends a notification. Resolves once it is queued (waiting only when the outgoing
+   * queue is full). After the connection closed it is dropped and resolves: a
+   * notification has no answer to wait for, and nothing is lost that could be retried.
+   */
+  notify(method: string, params?: unknown): Promise<void> {
+    if (this.lifecycle.isClosed) {
+      this.logger.debug?.("Dropped a notification: the connection is closed", { method });
+      return RESOLVED;
+    }
+    try {
+      return this.transport.send({ jsonrpc: "2.0", method, params }) ?? RESOLVED;
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Closes the connection: pending requests reject, running handlers' signals abort,
+   * `signal` aborts and `closed` resolves; queued output is flushed, then the output is
+   * closed and the input released.
+   */
+  close(reason?: unknown): void {
+    this.shutdown("closed_locally", reason);
+  }
+
+  private shutdown(cause: CloseCause, detail: unknown): void {
+    const error = this.lifecycle.close(cause, detail, (closeError) => {
+      this.pending.failAll(closeError);
+      this.dispatcher.abortAll(closeError);
+    });
+    if (error === undefined) return;
+    if (cause !== "closed_locally") this.logger.debug?.(error.message, { cause: detail });
+    this.transport.close().catch((e: unknown) => this.logger.debug?.("Closing the transport failed", { error: e }));
+  }
+
+  /** Gives up on an outbound request locally and tells the peer it may stop working on it. */
+  private abandon(id: number, error: ConnectionError): void {
+    const request = this.pending.take(id);
+    if (request === undefined) return;
+    request.fail(error);
+    void this.notify(CANCEL_REQUEST_METHOD, { requestId: id });
+  }
+
+  private onResponse(message: Record<string, unknown>): void {
+    const request = this.pending.take(message.id);
+    if (request === undefined) {
+      this.logger.debug?.("Ignored a response to an unknown or abandoned request", { id: message.id });
+      return;
+    }
+    request.settleWith(message);
+  }
+
+  private trySend(message: object): boolean {
+    try {
+      void this.transport.send(message);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

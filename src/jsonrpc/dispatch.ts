@@ -1,0 +1,259 @@
+/**
+ * Inbound dispatch: classifies each message, validates params, runs the handler and
+ * sends exactly one answer to every request.
+ *
+ * Ordering: messages are dispatched in arrival order. A notification handler that returns
+ * a promise pauses dispatch until it settles, so a response is never delivered before the
+ * notifications that arrived ahead of it have been handled. Request handlers run
+ * concurrently (a long permission prompt must not stall the stream).
+ *
+ * @module
+ */
+import { runValidator, type RawValidator } from "../schema/runtime.js";
+import { ErrorCodes, RequestError, isAbortError } from "./errors.js";
+import { InboundRequest, type InboundRequestContext } from "./inbound.js";
+import type { Logger } from "./logger.js";
+import { isJsonRpcId, isPlainObject, type JsonRpcId } from "./messages.js";
+
+/** The JSON-RPC method used to cancel a request (either direction). */
+export const CANCEL_REQUEST_METHOD = "$/cancel_request";
+
+/** How one inbound request method is handled. */
+export interface RequestRoute {
+  /** Validates params before the handler sees them; failures are answered `-32602`. */
+  readonly validate?: RawValidator | undefined;
+  /** When true, absent or `null` params are handled as `{}`. */
+  readonly optionalParams?: boolean | undefined;
+  /** Produces the result (or a promise of it); throw a `RequestError` to answer an error. */
+  handle(params: unknown, context: InboundRequestContext): unknown;
+}
+
+/** How one inbound notification method is handled. */
+export interface NotificationRoute {
+  /** Validates params; invalid notifications are logged and dropped. */
+  readonly validate?: RawValidator | undefined;
+  /** When true, absent or `null` params are handled as `{}`. */
+  readonly optionalParams?: boolean | undefined;
+  /** Handles it; a returned promise pauses later deliveries until it settles. */
+  handle(params: unknown): void | Promise<void>;
+}
+
+/** Finds the handler for an inbound method. */
+export interface Router {
+  /** The route of a request method, or undefined (answered `-32601`). */
+  request(method: string): RequestRoute | undefined;
+  /** The route of a notification method, or undefined (ignored). */
+  notification(method: string): NotificationRoute | undefined;
+}
+
+/** What the dispatcher needs from its connection. */
+export interface DispatchHost {
+  readonly logger: Logger;
+  /** Sends a message; returns false when it could not be serialised. */
+  send(message: object): boolean;
+  /** Settles an outbound request with a response message. */
+  onResponse(message: Record<string, unknown>): void;
+  /** True once the connection is closed (answers are then dropped). */
+  readonly isClosed: boolean;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}
+
+/** A thrown value that should pass through as the JSON-RPC error it describes. */
+function asRequestError(error: unknown): RequestError | undefined {
+  if (error instanceof RequestError) return error;
+  if (
+    isPlainObject(error) ||
+    (error instanceof Error && (error as { name?: string }).name === "RequestError")
+  ) {
+    const e = error as { code?: unknown; message?: unknown; data?: unknown; name?: unknown };
+    if (e.name === "RequestError" && Number.isInteger(e.code) && typeof e.message === "string") {
+      return new RequestError(e.code as number, e.message, e.data);
+    }
+  }
+  return undefined;
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return typeof error === "string" ? error : "unknown error";
+}
+
+/** See the module comment. */
+export class Dispatcher {
+  private readonly running = new Map<JsonRpcId, InboundRequest>();
+
+  constructor(
+    private readonly host: DispatchHost,
+    private readonly router: Router,
+  ) {}
+
+  /** Dispatches one inbound value; returns a promise only when later ones must wait. */
+  dispatch(message: unknown): void | Promise<void> {
+    if (!isPlainObject(message)) {
+      const batch = Array.isArray(message);
+      this.host.logger.warn?.(
+        batch ? "Received a JSON-RPC batch, which ACP does not use; answered -32600" : "Received a message that is not an object; answered -32600",
+      );
+      this.answerError(null, RequestError.invalidRequest(undefined, batch ? "batches are not supported" : "a message must be an object"));
+      return;
+    }
+    const method = message.method;
+    if (typeof method === "string") {
+      if ("id" in message) {
+        this.onRequest(message, method);
+        return;
+      }
+      return this.onNotification(message, method);
+    }
+    if (method === undefined && "id" in message && ("result" in message || "error" in message)) {
+      this.host.onResponse(message);
+      return;
+    }
+    const id = isJsonRpcId(message.id) ? message.id : null;
+    this.host.logger.warn?.("Received an invalid JSON-RPC message; answered -32600", { id });
+    if ("id" in message || method !== undefined) {
+      this.answerError(id, RequestError.invalidRequest(undefined, "not a valid request, notification or response"));
+    }
+  }
+
+  /** Aborts every running handler (the connection closed). */
+  abortAll(reason: unknown): void {
+    for (const request of this.running.values()) request.abort(reason);
+    this.running.clear();
+  }
+
+  private onRequest(message: Record<string, unknown>, method: string): void {
+    const id = message.id;
+    if (!isJsonRpcId(id)) {
+      this.answerError(null, RequestError.invalidRequest(undefined, "the id must be a string, an integer or null"));
+      return;
+    }
+    if (message.jsonrpc !== "2.0") {
+      this.answerError(id, RequestError.invalidRequest(undefined, 'jsonrpc must be "2.0"'));
+      return;
+    }
+    const route = this.router.request(method);
+    if (route === undefined) {
+      this.host.logger.debug?.("Answered -32601 to an unknown or unimplemented method", { method, id });
+      this.answerError(id, RequestError.methodNotFound(method));
+      return;
+    }
+    let params = message.params;
+    if ((params === undefined || params === null) && route.optionalParams === true) params = {};
+    const validate = route.validate;
+    if (validate !== undefined && !validate(params, undefined)) {
+      const outcome = runValidator(validate, params);
+      const issues = outcome.ok ? [] : outcome.issues;
+      this.host.logger.warn?.("Answered -32602 to a request with invalid params", { method, id, issues });
+      this.answerError(id, RequestError.invalidParams({ method, issues }));
+      return;
+    }
+    const request = new InboundRequest(id, method);
+    this.running.set(id, request);
+    let result: unknown;
+    try {
+      result = route.handle(params, request);
+    } catch (error) {
+      this.finish(request, undefined, error, true);
+      return;
+    }
+    if (isThenable(result)) {
+      result.then(
+        (value) => this.finish(request, value, undefined, false),
+        (error: unknown) => this.finish(request, undefined, error, true),
+      );
+    } else {
+      this.finish(request, result, undefined, false);
+    }
+  }
+
+  private onNotification(message: Record<string, unknown>, method: string): void | Promise<void> {
+    if (method === CANCEL_REQUEST_METHOD) {
+      this.onCancelRequest(message.params);
+      return;
+    }
+    const route = this.router.notification(method);
+    if (route === undefined) {
+      this.host.logger.debug?.("Ignored an unknown notification", { method });
+      return;
+    }
+    let params = message.params;
+    if ((params === undefined || params === null) && route.optionalParams === true) params = {};
+    const validate = route.validate;
+    if (validate !== undefined && !validate(params, undefined)) {
+      const outcome = runValidator(validate, params);
+      this.host.logger.warn?.("Dropped a notification with invalid params", {
+        method,
+        issues: outcome.ok ? [] : outcome.issues,
+      });
+      return;
+    }
+    let result: void | Promise<void>;
+    try {
+      result = route.handle(params);
+    } catch (error) {
+      this.host.logger.error?.("A notification handler threw", { method, error });
+      return;
+    }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(undefined, (error: unknown) => {
+        this.host.logger.error?.("A notification handler failed", { method, error });
+      });
+    }
+  }
+
+  private onCancelRequest(params: unknown): void {
+    if (!isPlainObject(params) || !isJsonRpcId(params.requestId)) {
+      this.host.logger.debug?.("Ignored a malformed $/cancel_request");
+      return;
+    }
+    const request = this.running.get(params.requestId);
+    if (request === undefined) return; // already answered, or never seen: ignore
+    request.cancelRequested = true;
+    request.abort(RequestError.requestCancelled());
+  }
+
+  private finish(request: InboundRequest, value: unknown, error: unknown, failed: boolean): void {
+    if (request.answered) return;
+    request.answered = true;
+    if (this.running.get(request.id) === request) this.running.delete(request.id);
+    if (this.host.isClosed) {
+      this.host.logger.debug?.("Dropped an answer: the connection is closed", { method: request.method, id: request.id });
+      return;
+    }
+    if (!failed) {
+      const result = value === undefined ? null : value;
+      if (this.host.send({ jsonrpc: "2.0", id: request.id, result })) return;
+      this.host.logger.error?.("A handler returned a result that cannot be serialised", { method: request.method });
+      this.answerError(request.id, RequestError.internalError(undefined, "the result could not be serialised"));
+      return;
+    }
+    const requestError = asRequestError(error);
+    if (requestError !== undefined) {
+      this.answerError(request.id, requestError);
+    } else if (request.cancelRequested || (request.isAborted && isAbortError(error))) {
+      this.answerError(request.id, RequestError.requestCancelled());
+    } else {
+      this.host.logger.error?.("A request handler failed; answered -32603", {
+        method: request.method,
+        error,
+      });
+      this.answerError(request.id, new RequestError(ErrorCodes.INTERNAL_ERROR, "Internal error", { message: errorMessage(error).slice(0, 500) }));
+    }
+  }
+
+  private answerError(id: JsonRpcId, error: RequestError): void {
+    if (this.host.isClosed) return;
+    if (!this.host.send({ jsonrpc: "2.0", id, error: error.toErrorResponse() })) {
+      // The error's data could not be serialised: send it without data.
+      this.host.send({ jsonrpc: "2.0", id, error: { code: error.code, message: error.message } });
+    }
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * A transport over any {@link Stream} of message objects (a custom transport, a wrapped
+ * or tapped stream, an in-memory pair).
+ *
+ * @module
+ */
+import type { AnyMessage, Stream } from "./messages.js";
+import type { Transport, TransportOptions, TransportSink } from "./transport.js";
+
+export class MessageStreamTransport implements Transport {
+  private writer: WritableStreamDefaultWriter<AnyMessage> | undefined;
+  private reader: ReadableStreamDefaultReader<AnyMessage> | undefined;
+  private sink: TransportSink | undefined;
+  private closing = false;
+
+  constructor(
+    private readonly stream: Stream,
+    _options: TransportOptions,
+  ) {}
+
+  start(sink: TransportSink): void {
+    this.sink = sink;
+    this.writer = this.stream.writable.getWriter();
+    this.reader = this.stream.readable.getReader();
+    void this.readLoop(this.reader, sink);
+  }
+
+  send(message: object): void | Promise<void> {
+    const writer = this.writer;
+    if (writer === undefined) throw new Error("transport not started");
+    writer.write(message as AnyMessage).catch((error: unknown) => {
+      if (!this.closing) this.sink?.closed(error);
+    });
+    const desired = writer.desiredSize;
+    if (desired !== null && desired <= 0) return writer.ready.catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    await Promise.allSettled([this.writer?.close(), this.reader?.cancel()]);
+  }
+
+  private async readLoop(reader: ReadableStreamDefaultReader<AnyMessage>, sink: TransportSink): Promise<void> {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        const pause = sink.message(value);
+        if (pause !== undefined) await pause;
+      }
+      if (!this.closing) sink.closed(undefined);
+    } catch (error) {
+      if (!this.closing) sink.closed(error);
+    }
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * Newline-delimited JSON framing over a pair of byte streams: `ndJsonStream(output, input)`.
+ *
+ * Reading: lines are split in linear time ({@link LineSplitter}); CRLF and blank lines are
+ * tolerated; a final line without a newline is accepted; malformed JSON is answered with
+ * `-32700` (id `null`) and skipped; a line over `maxMessageBytes` is dropped, answered
+ * `-32600` when it was a request whose id could be recovered, and the connection lives on.
+ *
+ * Writing: one long-lived writer; a message is written at once when no write is in flight,
+ * and messages queued meanwhile are joined into the next single chunk (no added latency,
+ * bounded by a high-water mark that pushes back on senders).
+ *
+ * @module
+ */
+import type { EnvelopeInfo } from "./envelope-scanner.js";
+import { ErrorCodes } from "./errors.js";
+import { LineSplitter, type OversizedLine } from "./line-splitter.js";
+import { silentLogger, type Logger } from "./logger.js";
+import type { AnyMessage, Stream } from "./messages.js";
+import {
+  TRANSPORT_FACTORY,
+  type Transport,
+  type TransportOptions,
+  type TransportSink,
+} from "./transport.js";
+
+/**
+ * The default limit on one inbound message: 64 MiB. Generous enough for large file
+ * reads, small enough that a runaway peer cannot exhaust memory.
+ */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** Characters queued for writing beyond which senders are asked to wait. */
+const HIGH_WATER_CHARS = 1024 * 1024;
+
+/** Options of {@link ndJsonStream}. */
+export interface NdJsonStreamOptions {
+  /**
+   * The largest inbound message kept, in bytes (without its newline). Larger ones are
+   * dropped as described in the module comment. Default {@link DEFAULT_MAX_MESSAGE_BYTES}.
+   */
+  readonly maxMessageBytes?: number;
+  /**
+   * Where framing problems are reported when the stream is consumed through its
+   * `readable`/`writable` directly. A connection passes its own logger instead.
+   */
+  readonly logger?: Logger;
+}
+
+/** Raised (or reported) when an inbound message exceeds `maxMessageBytes`. */
+export class MessageTooLargeError extends Error {
+  /** The limit that was exceeded. */
+  readonly maxMessageBytes: number;
+
+  /** @param maxMessageBytes - The limit that was exceeded. */
+  constructor(maxMessageBytes: number) {
+    super(`Message exceeds the maximum size of ${maxMessageBytes} bytes`);
+    this.name = "MessageTooLargeError";
+    this.maxMessageBytes = maxMessageBytes;
+  }
+}
+
+function resolveMaxBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_MESSAGE_BYTES;
+  if (!Number.isFinite(value) || value < 1) {
+    throw new RangeError(`maxMessageBytes must be a positive number, got ${value}`);
+  }
+  return Math.floor(value);
+}
+
+const NOOP = (): void => undefined;
+
+/** The fast transport behind {@link ndJsonStream}. */
+class NdJsonTransport implements Transport {
+  private writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  private readonly encoder = new TextEncoder();
+  private queue: string[] = [];
+  private queuedChars = 0;
+  private writing = false;
+  private drainWaiters: (() => void)[] = [];
+  private idleWaiters: (() => void)[] = [];
+  private closing = false;
+  private failed = false;
+  private sink: TransportSink | undefined;
+
+  constructor(
+    private readonly output: WritableStream<Uint8Array>,
+    private readonly input: ReadableStream<Uint8Array>,
+    private readonly maxBytes: number,
+    private logger: Logger,
+  ) {}
+
+  setLogger(logger: Logger): void {
+    this.logger = logger;
+  }
+
+  start(sink: TransportSink): void {
+    this.sink = sink;
+    void this.readLoop(sink);
+  }
+
+  send(message: object): void | Promise<void> {
+    const line = JSON.stringify(message) as string | undefined;
+    if (line === undefined) throw new TypeError("A message must be a JSON-serialisable object");
+    if (this.closing || this.failed) return;
+    if (!this.writing) {
+      this.writing = true;
+      this.write(line + "\n");
+      return;
+    }
+    this.queue.push(line);
+    this.queuedChars += line.length + 1;
+    if (this.queuedChars > HIGH_WATER_CHARS) {
+      return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const reader = this.reader;
+    if (reader !== undefined) reader.cancel().catch(NOOP);
+    else this.input.cancel().catch(NOOP);
+    if (this.writing && !this.failed) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.releaseWaiters();
+    const writer = this.acquireWriter();
+    if (writer !== undefined && !this.failed) await writer.close().catch(NOOP);
+  }
+
+  private acquireWriter(): WritableStreamDefaultWriter<Uint8Array> | undefined {
+    if (this.writer === undefined && !this.failed) {
+      try {
+        this.writer = this.output.getWriter();
+      } catch (error) {
+        this.onWriteError(error);
+      }
+    }
+    return this.writer;
+  }
+
+  private write(text: string): void {
+    const writer = this.acquireWriter();
+    if (writer === undefined) return;
+    writer.write(this.encoder.encode(text)).then(this.afterWrite, this.onWriteError);
+  }
+
+  private readonly afterWrite = (): void => {
+    if (this.queue.length === 0 || this.failed) {
+      this.writing = false;
+      const idle = this.idleWaiters;
+      this.idleWaiters = [];
+      for (const resolve of idle) resolve();
+      return;
+    }
+    const text = this.queue.length === 1 ? this.queue[0]! + "\n" : this.queue.join("\n") + "\n";
+    this.queue = [];
+    this.queuedChars = 0;
+    const drained = this.drainWaiters;
+    this.drainWaiters = [];
+    for (const resolve of drained) resolve();
+    this.write(text);
+  };
+
+  private readonly onWriteError = (error: unknown): void => {
+    if (this.failed) return;
+    this.failed = true;
+    this.writing = false;
+    this.queue = [];
+    this.queuedChars = 0;
+    this.releaseWaiters();
+    if (!this.closing) this.sink?.closed(error);
+  };
+
+  private releaseWaiters(): void {
+    for (const resolve of this.drainWaiters) resolve();
+    for (const resolve of this.idleWaiters) resolve();
+    this.drainWaiters = [];
+    this.idleWaiters = [];
+  }
+
+  private async readLoop(sink: TransportSink): Promise<void> {
+    const splitter = new LineSplitter(this.maxBytes);
+    let reader: ReadableStreamDefaultReader<Uint8Array>;
+    try {
+      reader = this.input.getReader();
+    } catch (error) {
+      sink.closed(error);
+      return;
+    }
+    this.reader = reader;
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done || this.closing) break;
+        const chunk = typeof value === "string" ? this.encoder.encode(value) : value;
+        const items = splitter.push(chunk);
+        for (const item of items) {
+          const pause =
+            typeof item === "string" ? this.deliverLine(item, sink) : this.deliverOversized(item, sink);
+          if (pause !== undefined) await pause;
+          if (this.closing) return;
+        }
+      }
+      if (this.closing) return;
+      const last = splitter.end();
+      if (last !== undefined) {
+        const pause = typeof last === "string" ? this.deliverLine(last, sink) : this.deliverOversized(last, sink);
+        if (pause !== undefined) await pause;
+      }
+      if (!this.closing) sink.closed(undefined);
+    } catch (error) {
+      if (!this.closing) sink.closed(error);
+    }
+  }
+
+  private deliverLine(line: string, sink: TransportSink): void | Promise<void> {
+    if (line.length === 0) return;
+    const text = line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      if (text.trim() === "") return; // a blank line
+      this.logger.warn?.("Received a line that is not valid JSON; answered -32700", {
+        chars: text.length,
+      });
+      this.answerError(null, ErrorCodes.PARSE_ERROR, "Parse error");
+      return;
+    }
+    return sink.message(message);
+  }
+
+  private deliverOversized(item: OversizedLine, sink: TransportSink): void {
+    const { envelope, bytes } = item;
+    this.logger.warn?.("Dropped an inbound message larger than maxMessageBytes", {
+      bytes,
+      maxMessageBytes: this.maxBytes,
+      id: envelope.id,
+      request: envelope.hasMethod,
+    });
+    if (envelope.hasMethod && envelope.id !== undefined) {
+      this.answerError(envelope.id, ErrorCodes.INVALID_REQUEST, "Invalid request: message too large", {
+        maxMessageBytes: this.maxBytes,
+        bytes,
+      });
+    }
+    sink.oversized({ bytes, envelope });
+  }
+
+  private answerError(id: string | number | null, code: number, message: string, data?: unknown): void {
+    const error = data === undefined ? { code, message } : { code, message, data };
+    void this.send({ jsonrpc: "2.0", id, error });
+  }
+}
+
+/** Builds the message-level readable over a transport (used when a stream is consumed directly). */
+function readableFacade(transport: NdJsonTransport, maxBytes: number): ReadableStream<AnyMessage> {
+  let pullWaiter: (() => void) | undefined;
+  return new ReadableStream<AnyMessage>({
+    start(controller) {
+      transport.start({
+        message(message) {
+          controller.enqueue(message as AnyMessage);
+          if ((controller.desiredSize ?? 1) <= 0) {
+            return new Promise<void>((resolve) => (pullWaiter = resolve));
+          }
+        },
+        oversized({ envelope }: { envelope: EnvelopeInfo }) {
+          // A dropped response still settles its request: answer it with a local error.
+          if (envelope.hasOutcome && !envelope.hasMethod && envelope.id !== undefined) {
+            controller.enqueue({
+              jsonrpc: "2.0",
+              id: envelope.id,
+              error: {
+                code: ErrorCodes.INTERNAL_ERROR,
+                message: "Response dropped: it exceeded the maximum message size",
+                data: { reason: "message_too_large", maxMessageBytes: maxBytes },
+              },
+            });
+          }
+        },
+        closed(error) {
+          if (error === undefined) controller.close();
+          else controller.error(error);
+        },
+      });
+    },
+    pull() {
+      const waiter = pullWaiter;
+      pullWaiter = undefined;
+      waiter?.();
+    },
+    cancel() {
+      return transport.close();
+    },
+  });
+}
+
+function writableFacade(transport: NdJsonTransport): WritableStream<AnyMessage> {
+  return new WritableStream<AnyMessage>({
+    write(message) {
+      return transport.send(message);
+    },
+    close() {
+      return transport.close();
+    },
+    abort() {
+      return transport.close();
+    },
+  });
+}
+
+/**
+ * Frames JSON-RPC messages as newline-delimited JSON over a pair of byte streams.
+ *
+ * @param output - Where messages are written (for an agent: its stdout; for a client: the
+ *   agent's stdin).
+ * @param input - Where messages are read from (for an agent: its stdin; for a client: the
+ *   agent's stdout).
+ * @param options - Size limit and logger; see {@link NdJsonStreamOptions}.
+ * @returns A {@link Stream} to hand to a connection. It can be used by one consumer only.
+ */
+export function ndJsonStream(
+  output: WritableStream<Uint8Array>,
+  input: ReadableStream<Uint8Array>,
+  options?: NdJsonStreamOptions,
+): Stream {
+  const maxBytes = resolveMaxBytes(options?.maxMessageBytes);
+  const transport = new NdJsonTransport(output, input, maxBytes, options?.logger ?? silentLogger);
+  let claimed: "facade" | "transport" | undefined;
+  let readable: ReadableStream<AnyMessage> | undefined;
+  let writable: WritableStream<AnyMessage> | undefined;
+  const claim = (by: "facade" | "transport"): void => {
+    if (claimed !== undefined && claimed !== by) {
+      throw new Error("This ndJsonStream is already in use by a connection");
+    }
+    if (by === "transport" && claimed === "transport") {
+      throw new Error("This ndJsonStream is already in use by another connection");
+    }
+    claimed = by;
+  };
+  return {
+    get readable(): ReadableStream<AnyMessage> {
+      claim("facade");
+      return (readable ??= readableFacade(transport, maxBytes));
+    },
+    get writable(): WritableStream<AnyMessage> {
+      claim("facade");
+      return (writable ??= writableFacade(transport));
+    },
+    [TRANSPORT_FACTORY](transportOptions: TransportOptions): Transport {
+      claim("transport");
+      if (options?.logger === undefined) transport.setLogger(transportOptions.logger);
+      return transport;
+    },
+  } as Stream;
+}

@@ -1,0 +1,105 @@
+/**
+ * Outbound requests waiting for their response. Each one settles exactly once: with the
+ * result, with the peer's error, or with a local error (close, abort, timeout).
+ *
+ * @module
+ */
+import { runValidator, type RawValidator } from "../schema/runtime.js";
+import { ConnectionError, RequestError } from "./errors.js";
+import { isPlainObject, type JsonRpcId } from "./messages.js";
+
+/** How to check and normalise the result of one outbound request. */
+export interface ResultShape {
+  /** Validates the result; an invalid one rejects with a `ConnectionError("invalid_response")`. */
+  readonly validate?: RawValidator | undefined;
+  /** When true, a `null` result is read as `{}` (lenient peers send `null` for empty results). */
+  readonly emptyResult?: boolean | undefined;
+}
+
+/** One request waiting for its answer. */
+export class PendingRequest {
+  timer: ReturnType<typeof setTimeout> | undefined;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly method: string,
+    private readonly resolve: (value: unknown) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly shape: ResultShape | undefined,
+  ) {}
+
+  /** Settles with a response message (`result` or `error`). */
+  settleWith(response: Record<string, unknown>): void {
+    this.cleanup();
+    if ("error" in response) {
+      const error = response.error;
+      if (
+        isPlainObject(error) &&
+        Number.isInteger(error.code) &&
+        typeof error.message === "string"
+      ) {
+        this.reject(new RequestError(error.code as number, error.message, error.data));
+      } else {
+        this.reject(
+          new ConnectionError("invalid_response", `The peer answered ${this.method} with a malformed error`),
+        );
+      }
+      return;
+    }
+    let result = response.result;
+    if (result === null && this.shape?.emptyResult === true) result = {};
+    const validate = this.shape?.validate;
+    if (validate !== undefined && !validate(result, undefined)) {
+      const outcome = runValidator(validate, result);
+      const issues = outcome.ok ? [] : outcome.issues;
+      this.reject(
+        new ConnectionError("invalid_response", `The peer's result for ${this.method} is invalid`, { issues }),
+      );
+      return;
+    }
+    this.resolve(result);
+  }
+
+  /** Settles with a local error. */
+  fail(error: unknown): void {
+    this.cleanup();
+    this.reject(error);
+  }
+
+  private cleanup(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.onAbort !== undefined) this.signal?.removeEventListener("abort", this.onAbort);
+    this.timer = undefined;
+    this.onAbort = undefined;
+  }
+}
+
+/** The table of outbound requests by id. */
+export class PendingRequests {
+  private readonly byId = new Map<JsonRpcId, PendingRequest>();
+
+  /** How many requests are waiting. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  add(request: PendingRequest): void {
+    this.byId.set(request.id, request);
+  }
+
+  /** Removes and returns the request with this id, if it is still waiting. */
+  take(id: unknown): PendingRequest | undefined {
+    const request = this.byId.get(id as JsonRpcId);
+    if (request !== undefined) this.byId.delete(id as JsonRpcId);
+    return request;
+  }
+
+  /** Fails every waiting request with `error` and empties the table. */
+  failAll(error: unknown): void {
+    const all = [...this.byId.values()];
+    this.byId.clear();
+    for (const request of all) request.fail(error);
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The internal interface between a connection and what carries its messages.
+ *
+ * A {@link Stream} of message objects is the public currency. Streams made by
+ * {@link ndJsonStream} also carry a hidden transport factory, which a connection uses to
+ * skip the message-level Web Streams entirely (one parse per line, coalesced writes).
+ *
+ * @module
+ */
+import type { Logger } from "./logger.js";
+import type { EnvelopeInfo } from "./envelope-scanner.js";
+import type { Stream } from "./messages.js";
+import { MessageStreamTransport } from "./message-stream-transport.js";
+
+/** Receives what a transport reads. */
+export interface TransportSink {
+  /**
+   * One parsed JSON value (normally a message object; the connection answers anything
+   * else). Returning a promise pauses delivery of later messages until it settles.
+   */
+  message(message: unknown): void | Promise<void>;
+  /** A message was too large and was dropped; requests among them were already answered. */
+  oversized(info: { bytes: number; envelope: EnvelopeInfo }): void;
+  /** The input ended (`error` undefined) or failed, or a write failed. */
+  closed(error: unknown): void;
+}
+
+/** Options a connection passes to the transport it starts. */
+export interface TransportOptions {
+  readonly logger: Logger;
+}
+
+/** Carries messages for one connection. */
+export interface Transport {
+  /** Starts reading; called once. */
+  start(sink: TransportSink): void;
+  /**
+   * Serialises and queues a message. Throws synchronously when it cannot be serialised.
+   * Returns a promise only when the queue is over its high-water mark (backpressure).
+   */
+  send(message: object): void | Promise<void>;
+  /** Flushes queued messages (bounded), closes the output and releases the input. */
+  close(): Promise<void>;
+}
+
+/** The hidden property through which {@link ndJsonStream} streams expose their transport. */
+export const TRANSPORT_FACTORY: unique symbol = Symbol.for("acp-kit.transport-factory");
+
+/** A stream that may carry a transport factory. */
+type MaybeFast = Stream & { [TRANSPORT_FACTORY]?: (options: TransportOptions) => Transport };
+
+/** The transport for a stream: its own fast one if it has one, a generic one otherwise. */
+export function transportFor(stream: Stream, options: TransportOptions): Transport {
+  const factory = (stream as MaybeFast)[TRANSPORT_FACTORY];
+  return factory !== undefined ? factory(options) : new MessageStreamTransport(stream, options);
+}

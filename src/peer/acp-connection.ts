@@ -1,0 +1,56 @@
+/**
+ * What {@link AgentSideConnection} and {@link ClientSideConnection} share: a JSON-RPC
+ * connection routed by the protocol's method table, typed calls to the peer with their
+ * results validated, and the connection's life cycle.
+ *
+ * @module
+ */
+import { JsonRpcConnection, type ConnectionOptions, type SendRequestOptions } from "../jsonrpc/connection.js";
+import type { Router } from "../jsonrpc/dispatch.js";
+import type { Stream } from "../jsonrpc/messages.js";
+import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
+import { outboundSpecs } from "./router.js";
+
+/** Options of an {@link AgentSideConnection} or {@link ClientSideConnection}. */
+export type AcpConnectionOptions = ConnectionOptions;
+
+/** @internal */
+export class AcpConnectionCore {
+  readonly rpc: JsonRpcConnection;
+  private readonly requestSpecs: Map<string, MethodSpec>;
+
+  constructor(
+    stream: Stream,
+    peerSide: Exclude<MethodHandler, "both">,
+    router: () => Router,
+    options: AcpConnectionOptions | undefined,
+  ) {
+    this.requestSpecs = outboundSpecs(peerSide, "request");
+    let built: Router | undefined;
+    // The implementation is created after the connection (it may want a reference to
+    // it), so the router is built on first use; reading starts asynchronously.
+    this.rpc = new JsonRpcConnection(
+      stream,
+      {
+        request: (method) => (built ??= router()).request(method),
+        notification: (method) => (built ??= router()).notification(method),
+      },
+      options,
+    );
+  }
+
+  /** Sends a request; protocol methods get their result validated. */
+  request<T>(method: string, params: unknown, options?: SendRequestOptions): Promise<T> {
+    const spec = this.requestSpecs.get(method);
+    return this.rpc.request<T>(
+      method,
+      params,
+      options,
+      spec === undefined ? undefined : { validate: spec.validateResult, emptyResult: spec.emptyResult },
+    );
+  }
+
+  notify(method: string, params: unknown): Promise<void> {
+    return this.rpc.notify(method, params);
+  }
+}
