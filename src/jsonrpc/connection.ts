@@ -77,8 +77,9 @@ export class JsonRpcConnection {
           .take(envelope.id)
           ?.fail(new ConnectionError("message_too_large", "The peer's response exceeded the maximum message size and was dropped"));
       },
-      closed: (error) => {
-        this.shutdown(error === undefined ? "input_ended" : "input_failed", error);
+      closed: (error, direction) => {
+        const cause = direction === "output" ? "output_failed" : error === undefined ? "input_ended" : "input_failed";
+        this.shutdown(cause, error);
       },
     });
   }

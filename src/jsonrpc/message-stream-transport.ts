@@ -29,7 +29,7 @@ export class MessageStreamTransport implements Transport {
     const writer = this.writer;
     if (writer === undefined) throw new Error("transport not started");
     writer.write(message as AnyMessage).catch((error: unknown) => {
-      if (!this.closing) this.sink?.closed(error);
+      if (!this.closing) this.sink?.closed(error, "output");
     });
     const desired = writer.desiredSize;
     if (desired !== null && desired <= 0) return writer.ready.catch(() => undefined);
@@ -49,9 +49,9 @@ export class MessageStreamTransport implements Transport {
         const pause = sink.message(value);
         if (pause !== undefined) await pause;
       }
-      if (!this.closing) sink.closed(undefined);
+      if (!this.closing) sink.closed(undefined, "input");
     } catch (error) {
-      if (!this.closing) sink.closed(error);
+      if (!this.closing) sink.closed(error, "input");
     }
   }
 }

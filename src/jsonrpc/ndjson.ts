@@ -169,7 +169,7 @@ class NdJsonTransport implements Transport {
     this.queue = [];
     this.queuedChars = 0;
     this.releaseWaiters();
-    if (!this.closing) this.sink?.closed(error);
+    if (!this.closing) this.sink?.closed(error, "output");
   };
 
   private releaseWaiters(): void {
@@ -185,7 +185,7 @@ class NdJsonTransport implements Transport {
     try {
       reader = this.input.getReader();
     } catch (error) {
-      sink.closed(error);
+      sink.closed(error, "input");
       return;
     }
     this.reader = reader;
@@ -208,9 +208,9 @@ class NdJsonTransport implements Transport {
         const pause = typeof last === "string" ? this.deliverLine(last, sink) : this.deliverOversized(last, sink);
         if (pause !== undefined) await pause;
       }
-      if (!this.closing) sink.closed(undefined);
+      if (!this.closing) sink.closed(undefined, "input");
     } catch (error) {
-      if (!this.closing) sink.closed(error);
+      if (!this.closing) sink.closed(error, "input");
     }
   }
 

@@ -21,8 +21,11 @@ export interface TransportSink {
   message(message: unknown): void | Promise<void>;
   /** A message was too large and was dropped; requests among them were already answered. */
   oversized(info: { bytes: number; envelope: EnvelopeInfo }): void;
-  /** The input ended (`error` undefined) or failed, or a write failed. */
-  closed(error: unknown): void;
+  /**
+   * The input ended (`error` undefined) or failed (`direction` "input"), or a write
+   * failed (`direction` "output").
+   */
+  closed(error: unknown, direction: "input" | "output"): void;
 }
 
 /** Options a connection passes to the transport it starts. */

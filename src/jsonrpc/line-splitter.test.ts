@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { LineSplitter, type SplitItem } from "./line-splitter.js";
+
+const enc = new TextEncoder();
+
+function feed(splitter: LineSplitter, chunks: Uint8Array[]): SplitItem[] {
+  const out: SplitItem[] = [];
+  for (const c of chunks) out.push(...splitter.push(c));
+  const last = splitter.end();
+  if (last !== undefined) out.push(last);
+  return out;
+}
+
+function chunked(bytes: Uint8Array, size: number): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+  return out;
+}
+
+describe("LineSplitter", () => {
+  it("splits lines across chunk boundaries and keeps empty lines for the caller", () => {
+    const items = feed(new LineSplitter(1000), [enc.encode('{"a":1}\n{"b"'), enc.encode(":2}\n\n{\"c\":3}")]);
+    expect(items).toEqual(['{"a":1}', '{"b":2}', "", '{"c":3}']);
+  });
+
+  it("accepts a last line without newline, and nothing extra after a trailing newline", () => {
+    expect(feed(new LineSplitter(100), [enc.encode("x\ny")])).toEqual(["x", "y"]);
+    expect(feed(new LineSplitter(100), [enc.encode("x\n")])).toEqual(["x"]);
+  });
+
+  it("decodes UTF-8 split at every possible position, with 2-, 3- and 4-byte characters", () => {
+    const text = '{"t":"é€😀ß漢字🎉"}';
+    const bytes = enc.encode(text + "\n" + text + "\n");
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const items = feed(new LineSplitter(1000), [bytes.subarray(0, cut), bytes.subarray(cut)]);
+      expect(items).toEqual([text, text]);
+    }
+    // One byte at a time.
+    expect(feed(new LineSplitter(1000), chunked(bytes, 1))).toEqual([text, text]);
+  });
+
+  it("replaces invalid UTF-8 instead of failing", () => {
+    const items = feed(new LineSplitter(100), [new Uint8Array([0x61, 0xff, 0x62, 0x0a])]);
+    expect(items).toEqual(["a\ufffdb"]);
+  });
+
+  it("drops an oversized line that spans chunks and recovers its id", () => {
+    const big = "x".repeat(5000);
+    const line = `{"jsonrpc":"2.0","id":42,"method":"m","params":{"d":"${big}"}}`;
+    const items = feed(new LineSplitter(1024), chunked(enc.encode(`${line}\n{"ok":1}\n`), 300));
+    expect(items).toHaveLength(2);
+    const dropped = items[0];
+    expect(typeof dropped).toBe("object");
+    expect(dropped).toMatchObject({ envelope: { id: 42, hasMethod: true }, bytes: line.length });
+    expect(items[1]).toBe('{"ok":1}');
+  });
+
+  it("recovers an id that comes after the large payload, and string ids with escapes", () => {
+    const big = "y".repeat(3000);
+    const line = `{"jsonrpc":"2.0","method":"m","params":{"d":"${big}","id":7},"id":"a\\"b"}`;
+    const items = feed(new LineSplitter(1000), [enc.encode(line + "\n")]);
+    expect(items[0]).toMatchObject({ envelope: { id: 'a"b', hasMethod: true } });
+  });
+
+  it("drops an oversized line inside a single chunk between normal lines", () => {
+    const big = `{"id":1,"result":"${"z".repeat(2000)}"}`;
+    const items = feed(new LineSplitter(500), [enc.encode(`{"a":1}\n${big}\n{"b":2}\n`)]);
+    expect(items[0]).toBe('{"a":1}');
+    expect(items[1]).toMatchObject({ envelope: { id: 1, hasMethod: false, hasOutcome: true } });
+    expect(items[2]).toBe('{"b":2}');
+  });
+
+  it("reports an oversized line that never ends at end of input", () => {
+    const splitter = new LineSplitter(10);
+    expect(splitter.push(enc.encode('{"id":3,"method":"x","params":"0123456789"'))).toEqual([]);
+    expect(splitter.end()).toMatchObject({ envelope: { id: 3, hasMethod: true } });
+  });
+
+  describe("linear time", () => {
+    const OriginalDecoder = globalThis.TextDecoder;
+    afterEach(() => {
+      globalThis.TextDecoder = OriginalDecoder;
+    });
+
+    it("decodes each byte of a 20 MB message in 64 KiB chunks exactly once", () => {
+      let decodedBytes = 0;
+      class CountingDecoder extends OriginalDecoder {
+        override decode(input?: AllowSharedBufferSource, options?: TextDecodeOptions): string {
+          if (input !== undefined) decodedBytes += input.byteLength;
+          return super.decode(input, options);
+        }
+      }
+      globalThis.TextDecoder = CountingDecoder as typeof TextDecoder;
+      const payload = "a".repeat(20 * 1024 * 1024);
+      const bytes = enc.encode(`{"id":1,"result":{"content":"${payload}"}}\n`);
+      const splitter = new LineSplitter(64 * 1024 * 1024);
+      const items: SplitItem[] = [];
+      for (const c of chunked(bytes, 64 * 1024)) items.push(...splitter.push(c));
+      expect(items).toHaveLength(1);
+      expect((items[0] as string).length).toBe(bytes.length - 1);
+      // Every byte but the newline is decoded once: no re-decoding of the growing line.
+      expect(decodedBytes).toBe(bytes.length - 1);
+    });
+  });
+});
