@@ -54,7 +54,9 @@ function emitTypes(sdkVersion: string): string {
 function emitValidators(sdkVersion: string): string {
   const schemas = loadSchemas();
   const compiler = new ValidatorCompiler(schemas.unstable);
-  const names = Object.keys(schemas.unstable).filter((n) => schemas.unstable[n]?.["x-docs-ignore"] !== true);
+  const names = Object.keys(schemas.unstable).filter(
+    (n) => schemas.unstable[n]?.["x-docs-ignore"] !== true,
+  );
   for (const name of names) compiler.compileDef(name);
   return [
     header(sdkVersion),
@@ -103,7 +105,12 @@ function constObject(name: string, doc: string, rows: MethodRow[]): string {
   ].join("\n");
 }
 
-function typeMap(name: string, doc: string, rows: MethodRow[], kind: "request" | "notification"): string {
+function typeMap(
+  name: string,
+  doc: string,
+  rows: MethodRow[],
+  kind: "request" | "notification",
+): string {
   const lines = [`/** ${doc} */`, `export interface ${name} {`];
   for (const r of rows.filter((row) => row.kind === kind)) {
     if (!r.stable) lines.push("  /** @experimental Unstable method. */");
@@ -142,19 +149,51 @@ function emitMethods(sdkVersion: string): string {
     ...rows.map(specLiteral),
     "];",
     "",
-    constObject("AGENT_METHODS", "Wire names of the methods an agent handles (the client calls them).", agent),
+    constObject(
+      "AGENT_METHODS",
+      "Wire names of the methods an agent handles (the client calls them).",
+      agent,
+    ),
     "",
-    constObject("CLIENT_METHODS", "Wire names of the methods a client handles (the agent calls them).", client),
+    constObject(
+      "CLIENT_METHODS",
+      "Wire names of the methods a client handles (the agent calls them).",
+      client,
+    ),
     "",
-    constObject("PROTOCOL_METHODS", "Wire names of the protocol-level (`$/`) methods either side may send.", protocol),
+    constObject(
+      "PROTOCOL_METHODS",
+      "Wire names of the protocol-level (`$/`) methods either side may send.",
+      protocol,
+    ),
     "",
-    typeMap("AgentRequestTypes", "Params and result types of the requests an agent handles, by wire name.", agent, "request"),
+    typeMap(
+      "AgentRequestTypes",
+      "Params and result types of the requests an agent handles, by wire name.",
+      agent,
+      "request",
+    ),
     "",
-    typeMap("AgentNotificationTypes", "Params types of the notifications an agent handles, by wire name.", agent, "notification"),
+    typeMap(
+      "AgentNotificationTypes",
+      "Params types of the notifications an agent handles, by wire name.",
+      agent,
+      "notification",
+    ),
     "",
-    typeMap("ClientRequestTypes", "Params and result types of the requests a client handles, by wire name.", client, "request"),
+    typeMap(
+      "ClientRequestTypes",
+      "Params and result types of the requests a client handles, by wire name.",
+      client,
+      "request",
+    ),
     "",
-    typeMap("ClientNotificationTypes", "Params types of the notifications a client handles, by wire name.", client, "notification"),
+    typeMap(
+      "ClientNotificationTypes",
+      "Params types of the notifications a client handles, by wire name.",
+      client,
+      "notification",
+    ),
     "",
   ].join("\n");
 }
@@ -171,7 +210,10 @@ export async function generate(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const [name, source] of files) {
     const path = join(OUT_DIR, name);
-    out.set(relative(ROOT, path), await prettier.format(source, { ...config, parser: "typescript" }));
+    out.set(
+      relative(ROOT, path),
+      await prettier.format(source, { ...config, parser: "typescript" }),
+    );
   }
   return out;
 }

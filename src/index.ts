@@ -11,7 +11,7 @@
 // Typed sides
 export { AgentSideConnection } from "./peer/agent-side-connection.js";
 export { ClientSideConnection } from "./peer/client-side-connection.js";
-export { TerminalHandle } from "./peer/terminal-handle.js";
+export { TerminalHandle, type TerminalCalls } from "./peer/terminal-handle.js";
 export type { Agent, RequestContext } from "./peer/agent.js";
 export type { Client } from "./peer/client.js";
 export type { AcpConnectionOptions } from "./peer/acp-connection.js";
@@ -51,6 +51,7 @@ export {
   type SendRequestOptions,
 } from "./jsonrpc/connection.js";
 export type { Router, RequestRoute, NotificationRoute } from "./jsonrpc/dispatch.js";
+export type { ResultShape } from "./jsonrpc/pending.js";
 export type { InboundRequestContext } from "./jsonrpc/inbound.js";
 export { consoleLogger, silentLogger } from "./jsonrpc/logger.js";
 export type { Logger, LogFields, LogLevel } from "./jsonrpc/logger.js";

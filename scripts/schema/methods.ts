@@ -32,7 +32,10 @@ export function methodRows(schemas: LoadedSchemas): MethodRow[] {
   for (const def of Object.values(schemas.stable)) {
     if (def["x-method"] !== undefined) stableMethods.add(`${def["x-side"]}:${def["x-method"]}`);
   }
-  const rows = new Map<string, { side: string; method: string; params?: string; result?: string; notification?: string }>();
+  const rows = new Map<
+    string,
+    { side: string; method: string; params?: string; result?: string; notification?: string }
+  >();
   for (const [name, def] of Object.entries(schemas.unstable)) {
     const method = def["x-method"];
     const side = def["x-side"];

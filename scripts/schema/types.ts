@@ -3,7 +3,13 @@
  * schema is carried over: doc comments come from our own summaries (docs.ts) or a link to
  * the protocol's reference page.
  */
-import { branchTag, refName, type SchemaNode, type SchemaObject, type UnstableParts } from "./load.ts";
+import {
+  branchTag,
+  refName,
+  type SchemaNode,
+  type SchemaObject,
+  type UnstableParts,
+} from "./load.ts";
 import { OPEN_UNIONS } from "./validators.ts";
 import { TYPE_DOCS } from "./docs.ts";
 
@@ -18,6 +24,16 @@ function indent(text: string, by = "  "): string {
     .split("\n")
     .map((l) => (l.length > 0 ? by + l : l))
     .join("\n");
+}
+
+/** A copy of `record` without `key`. */
+function without<T>(record: Record<string, T> | undefined, key: string): Record<string, T> {
+  return Object.fromEntries(Object.entries(record ?? {}).filter(([k]) => k !== key));
+}
+
+/** `T[]`, parenthesised when `T` is a union or intersection. */
+function arrayOf(item: string): string {
+  return /[|&\s]/.test(item) ? `(${item})[]` : `${item}[]`;
 }
 
 /** The protocol reference page anchor for a definition. */
@@ -60,7 +76,10 @@ export class TypeEmitter {
     const doc = TYPE_DOCS[name] ?? `The \`${name}\` type of the Agent Client Protocol.`;
     const lines = ["/**", ...doc.split("\n").map((l) => ` * ${l}`.trimEnd())];
     if (isUnstable) {
-      lines.push(" *", " * Unstable: defined only in the protocol's unstable schema; it may change or go away.");
+      lines.push(
+        " *",
+        " * Unstable: defined only in the protocol's unstable schema; it may change or go away.",
+      );
     }
     lines.push(" *", ` * @see {@link ${referenceLink(name, isUnstable)} | Protocol reference}`);
     if (isUnstable) lines.push(" * @experimental");
@@ -104,7 +123,7 @@ export class TypeEmitter {
         case "string":
           return "string";
         case "array":
-          return `Array<${node.items === undefined ? "unknown" : this.type(node.items, owner)}>`;
+          return arrayOf(node.items === undefined ? "unknown" : this.type(node.items, owner));
         case "object":
           return this.objectType(node, owner);
         default:
@@ -124,11 +143,12 @@ export class TypeEmitter {
       members.push(`${doc}${propName(name)}${optional}: ${this.type(sub, owner)};`);
     }
     const extra = node.additionalProperties;
-    if (extra !== undefined && extra !== true && extra !== false) {
-      members.push(`[key: string]: ${this.type(extra, owner)};`);
-    } else if (members.length === 0) {
-      members.push("[key: string]: unknown;");
-    }
+    const valueType =
+      extra !== undefined && extra !== true && extra !== false
+        ? this.type(extra, owner)
+        : undefined;
+    if (members.length === 0) return `Record<string, ${valueType ?? "unknown"}>`;
+    if (valueType !== undefined) members.push(`[key: string]: ${valueType};`);
     return `{\n${indent(members.join("\n"))}\n}`;
   }
 
@@ -137,7 +157,8 @@ export class TypeEmitter {
     const isUnstable = this.unstable.properties.has(`${owner}.${name}`);
     if (text === undefined && !isUnstable) return "";
     const lines = text !== undefined ? text.split("\n") : [];
-    if (isUnstable) lines.push("Unstable: defined only in the protocol's unstable schema.", "@experimental");
+    if (isUnstable)
+      lines.push("Unstable: defined only in the protocol's unstable schema.", "@experimental");
     return `/**\n${lines.map((l) => ` * ${l}`.trimEnd()).join("\n")}\n */\n`;
   }
 
@@ -149,8 +170,7 @@ export class TypeEmitter {
       const tag = branchTag(branch);
       if (tag !== undefined) {
         const { properties, required, type: _type, ...rest } = branch;
-        const props = { ...properties };
-        delete props[tag.key];
+        const props = without(properties, tag.key);
         const stripped: SchemaObject = { ...rest };
         if (Object.keys(props).length > 0) {
           stripped.properties = props;
@@ -163,16 +183,32 @@ export class TypeEmitter {
       }
       // The schema's own catch-all for unknown tags: `{ K: string } & not(known tags)`.
       if (tagKey !== undefined && branch.not !== undefined) {
-        const { properties, required: _r, not: _n, type: _t, additionalProperties: _a, ...rest } = branch;
-        const props = { ...properties };
-        delete props[tagKey];
-        const scoped = this.type({ ...rest, ...(Object.keys(props).length > 0 ? { properties: props, type: "object" } : {}) }, owner);
+        const {
+          properties,
+          required: _r,
+          not: _n,
+          type: _t,
+          additionalProperties: _a,
+          ...rest
+        } = branch;
+        const props = without(properties, tagKey);
+        const scoped = this.type(
+          {
+            ...rest,
+            ...(Object.keys(props).length > 0 ? { properties: props, type: "object" } : {}),
+          },
+          owner,
+        );
         const open = `UnknownVariant<${JSON.stringify(tagKey)}>`;
         if (scoped === "unknown") return open;
         return scoped.includes("|") ? `((${scoped}) & ${open})` : `(${scoped} & ${open})`;
       }
       // An open string enum: `"a" | "b" | string` keeps completion for the known values.
-      if (branch.type === "string" && branch.const === undefined && Object.keys(branch).every((k) => ["type", "title", "description"].includes(k))) {
+      if (
+        branch.type === "string" &&
+        branch.const === undefined &&
+        Object.keys(branch).every((k) => ["type", "title", "description"].includes(k))
+      ) {
         return "(string & {})";
       }
       if (branch.type === "integer" && branch.const === undefined && branch.title === "Other") {

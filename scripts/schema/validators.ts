@@ -113,7 +113,9 @@ export class ValidatorCompiler {
     if (def === undefined) throw new Error(`Unknown definition ${name}`);
     const check = this.compile(def, name);
     if (check.always === true) {
-      this.functions.push(`function ${fn}(_v: any, _p: string | undefined): boolean {\n  return true;\n}`);
+      this.functions.push(
+        `function ${fn}(_v: any, _p: string | undefined): boolean {\n  return true;\n}`,
+      );
     } else if (check.msg !== undefined) {
       this.functions.push(
         `function ${fn}(v: any, p: string | undefined): boolean {\n  return ${check.inv("v", "p")} || (p !== undefined && fail(p, ${quote(check.msg)}));\n}`,
@@ -187,7 +189,8 @@ export class ValidatorCompiler {
     const hasArrayPart = node.items !== undefined && node.items !== true;
     const refCheck = node.$ref !== undefined ? this.refCheck(node.$ref) : undefined;
     const allOf = (node.allOf ?? []).map((s) => this.compile(s, label)).filter((c) => !c.always);
-    const unionKey = node.oneOf !== undefined ? "oneOf" : node.anyOf !== undefined ? "anyOf" : undefined;
+    const unionKey =
+      node.oneOf !== undefined ? "oneOf" : node.anyOf !== undefined ? "anyOf" : undefined;
     if (node.oneOf !== undefined && node.anyOf !== undefined) {
       throw new Error(`${label}: both oneOf and anyOf on one node are not supported`);
     }
@@ -210,12 +213,16 @@ export class ValidatorCompiler {
     const arrayOnly = types.size === 1 && types.has("array") && typeAtom !== undefined;
     if (typeAtom !== undefined) {
       // A value of the wrong type fails whatever else the node says.
-      lines.push(`  if (!(${typeAtom.inv("v", "p")})) return p !== undefined && fail(p, ${quote(typeAtom.msg)});`);
+      lines.push(
+        `  if (!(${typeAtom.inv("v", "p")})) return p !== undefined && fail(p, ${quote(typeAtom.msg)});`,
+      );
     }
     lines.push("  let ok = true;");
     for (const atom of atoms) {
       if (atom === typeAtom) continue;
-      lines.push(`  if (!(${atom.inv("v", "p")})) { if (p === undefined) return false; ok = fail(p, ${quote(atom.msg)}); }`);
+      lines.push(
+        `  if (!(${atom.inv("v", "p")})) { if (p === undefined) return false; ok = fail(p, ${quote(atom.msg)}); }`,
+      );
     }
     if (hasObjectPart) {
       const body = this.objectBody(node, label);
@@ -227,7 +234,7 @@ export class ValidatorCompiler {
       }
     }
     if (hasArrayPart) {
-      const item = this.compile(node.items as SchemaNode, `${label}[]`);
+      const item = this.compile(node.items!, `${label}[]`);
       const body = [
         `for (let i = 0; i < v.length; i++) {`,
         `  const e = v[i];`,
@@ -268,21 +275,36 @@ export class ValidatorCompiler {
       const list = Array.isArray(node.type) ? node.type : [node.type];
       // "integer" implies "number"-typed checks; order null last for readable messages.
       const expr = (x: string): string =>
-        list.length === 1 ? typeExpr(list[0]!, x) : `(${list.map((t) => typeExpr(t, x)).join(" || ")})`;
+        list.length === 1
+          ? typeExpr(list[0]!, x)
+          : `(${list.map((t) => typeExpr(t, x)).join(" || ")})`;
       out.push({ inv: expr, msg: describeTypes(list), types: all, isType: true });
     }
     if (node.const !== undefined) {
       const c = node.const;
-      if (c === null || typeof c === "object") throw new Error("Only primitive const values are supported");
-      out.push({ inv: (x) => `${x} === ${JSON.stringify(c)}`, msg: `must be ${JSON.stringify(c)}`, types: all });
+      if (c === null || typeof c === "object")
+        throw new Error("Only primitive const values are supported");
+      out.push({
+        inv: (x) => `${x} === ${JSON.stringify(c)}`,
+        msg: `must be ${JSON.stringify(c)}`,
+        types: all,
+      });
     }
     if (node.minimum !== undefined) {
       const m = node.minimum;
-      out.push({ inv: (x) => `(typeof ${x} !== "number" || ${x} >= ${m})`, msg: `must be >= ${m}`, types: all });
+      out.push({
+        inv: (x) => `(typeof ${x} !== "number" || ${x} >= ${m})`,
+        msg: `must be >= ${m}`,
+        types: all,
+      });
     }
     if (node.maximum !== undefined) {
       const m = node.maximum;
-      out.push({ inv: (x) => `(typeof ${x} !== "number" || ${x} <= ${m})`, msg: `must be <= ${m}`, types: all });
+      out.push({
+        inv: (x) => `(typeof ${x} !== "number" || ${x} <= ${m})`,
+        msg: `must be <= ${m}`,
+        types: all,
+      });
     }
     if (node.minLength !== undefined) {
       const m = node.minLength;
@@ -297,7 +319,8 @@ export class ValidatorCompiler {
       if (range !== undefined) {
         const [lo, hi] = range;
         out.push({
-          inv: (x) => `(typeof ${x} !== "number" || (Number.isInteger(${x}) && ${x} >= ${lo} && ${x} <= ${hi}))`,
+          inv: (x) =>
+            `(typeof ${x} !== "number" || (Number.isInteger(${x}) && ${x} >= ${lo} && ${x} <= ${hi}))`,
           msg: `must be a ${node.format} integer`,
           types: all,
         });
@@ -363,7 +386,11 @@ export class ValidatorCompiler {
 
     // A union of string constants is a set-membership test.
     const consts = branches.map((b) =>
-      typeof b !== "boolean" && typeof b.const === "string" && Object.keys(b).every((k) => ["const", "type", "title", "description"].includes(k)) ? b.const : undefined,
+      typeof b !== "boolean" &&
+      typeof b.const === "string" &&
+      Object.keys(b).every((k) => ["const", "type", "title", "description"].includes(k))
+        ? b.const
+        : undefined,
     );
     if (consts.every((c) => c !== undefined) && new Set(consts).size === consts.length) {
       const list = consts;
@@ -402,20 +429,32 @@ export class ValidatorCompiler {
         fallbacks.push(this.compile(branch, `${label}|${i}`));
         return;
       }
-      taggedCases.push({ value: tag.value, check: this.compile(stripTag(branch as SchemaObject, tagKey), `${label}=${tag.value}`) });
+      taggedCases.push({
+        value: tag.value,
+        check: this.compile(stripTag(branch as SchemaObject, tagKey), `${label}=${tag.value}`),
+      });
     });
     const t = quote(tagKey);
-    const lines = [`function ${fn}(v: any, p: string | undefined): boolean {`, `  // ${label} (tag ${tagKey})`];
+    const lines = [
+      `function ${fn}(v: any, p: string | undefined): boolean {`,
+      `  // ${label} (tag ${tagKey})`,
+    ];
     lines.push(`  if (typeof v === "object" && v !== null && !Array.isArray(v)) {`);
     lines.push(`    switch (v[${t}]) {`);
     for (const c of taggedCases) {
       lines.push(`      case ${quote(c.value)}:`);
-      lines.push(c.check.always ? `        return true;` : `        if (${c.check.inv("v", "undefined")}) return true;`);
+      lines.push(
+        c.check.always
+          ? `        return true;`
+          : `        if (${c.check.inv("v", "undefined")}) return true;`,
+      );
       lines.push(`        break;`);
     }
     if (open) {
       lines.push(`      default:`);
-      lines.push(`        if (typeof v[${t}] === "string" && !validatorState.strict) { validatorState.unknownVariants++; return true; }`);
+      lines.push(
+        `        if (typeof v[${t}] === "string" && !validatorState.strict) { validatorState.unknownVariants++; return true; }`,
+      );
     }
     lines.push(`    }`, `  }`);
     for (const f of fallbacks) {
@@ -423,22 +462,34 @@ export class ValidatorCompiler {
     }
     lines.push(`  if (p === undefined) return false;`);
     // Recording pass: explain the most plausible branch.
-    lines.push(`  if (!(typeof v === "object" && v !== null && !Array.isArray(v))) return fail(p, "must be an object");`);
+    lines.push(
+      `  if (!(typeof v === "object" && v !== null && !Array.isArray(v))) return fail(p, "must be an object");`,
+    );
     lines.push(`  const tag = v[${t}];`);
     lines.push(`  switch (tag) {`);
     for (const c of taggedCases) {
       lines.push(`    case ${quote(c.value)}:`);
-      lines.push(`      return ${c.check.inv("v", "p")}${c.check.msg !== undefined ? ` || fail(p, ${quote(c.check.msg)})` : ""};`);
+      lines.push(
+        `      return ${c.check.inv("v", "p")}${c.check.msg !== undefined ? ` || fail(p, ${quote(c.check.msg)})` : ""};`,
+      );
     }
     lines.push(`  }`);
     const first = fallbacks[0];
     if (first !== undefined) {
-      lines.push(`  return ${first.inv("v", "p")}${first.msg !== undefined ? ` || fail(p, ${quote(first.msg)})` : ""};`);
+      lines.push(
+        `  return ${first.inv("v", "p")}${first.msg !== undefined ? ` || fail(p, ${quote(first.msg)})` : ""};`,
+      );
     } else {
       const expected = taggedCases.map((c) => c.value).join(", ");
-      lines.push(`  if (tag === undefined) return fail(p + ${quote("/" + pointerKey(tagKey))}, "is required");`);
-      lines.push(`  if (typeof tag !== "string") return fail(p + ${quote("/" + pointerKey(tagKey))}, "must be string");`);
-      lines.push(`  return fail(p + ${quote("/" + pointerKey(tagKey))}, ${quote(`must be one of: ${expected}`)});`);
+      lines.push(
+        `  if (tag === undefined) return fail(p + ${quote("/" + pointerKey(tagKey))}, "is required");`,
+      );
+      lines.push(
+        `  if (typeof tag !== "string") return fail(p + ${quote("/" + pointerKey(tagKey))}, "must be string");`,
+      );
+      lines.push(
+        `  return fail(p + ${quote("/" + pointerKey(tagKey))}, ${quote(`must be one of: ${expected}`)});`,
+      );
     }
     lines.push(`}`);
     this.functions.push(lines.join("\n"));
@@ -454,7 +505,10 @@ export class ValidatorCompiler {
     const checks = branches.map((b, i) => this.compile(b, `${label}|${i}`));
     if (key === "anyOf" && checks.some((c) => c.always)) return { ...TRUE_CHECK, types };
     const fn = this.fresh("u");
-    const lines = [`function ${fn}(v: any, p: string | undefined): boolean {`, `  // ${label} (${key})`];
+    const lines = [
+      `function ${fn}(v: any, p: string | undefined): boolean {`,
+      `  // ${label} (${key})`,
+    ];
     if (key === "anyOf") {
       lines.push(`  if (${checks.map((c) => c.inv("v", "undefined")).join(" || ")}) return true;`);
     } else {
@@ -472,11 +526,19 @@ export class ValidatorCompiler {
       const accepted = [...c.types];
       if (accepted.length === 0) return;
       const cond =
-        accepted.length === ALL_TYPES.length ? "true" : accepted.map((a) => `t === ${quote(a)}`).join(" || ");
-      lines.push(`  if (${cond}) return ${c.inv("v", "p")}${c.msg !== undefined ? ` || fail(p, ${quote(c.msg)})` : ""};`);
+        accepted.length === ALL_TYPES.length
+          ? "true"
+          : accepted.map((a) => `t === ${quote(a)}`).join(" || ");
+      lines.push(
+        `  if (${cond}) return ${c.inv("v", "p")}${c.msg !== undefined ? ` || fail(p, ${quote(c.msg)})` : ""};`,
+      );
     });
-    const names = [...types].map((t) => (t === "object" ? "an object" : t === "array" ? "an array" : t));
-    lines.push(`  return fail(p, ${quote(names.length > 0 ? `must be ${names.join(" or ")}` : "does not match any allowed shape")});`);
+    const names = [...types].map((t) =>
+      t === "object" ? "an object" : t === "array" ? "an array" : t,
+    );
+    lines.push(
+      `  return fail(p, ${quote(names.length > 0 ? `must be ${names.join(" or ")}` : "does not match any allowed shape")});`,
+    );
     lines.push(`}`);
     this.functions.push(lines.join("\n"));
     return { inv: (x, q) => `${fn}(${x}, ${q})`, types };
@@ -495,8 +557,7 @@ function failWith(check: Check, x: string, q: string, qFail: string): string {
 /** A tagged branch without its tag constraint (the switch already checked it). */
 function stripTag(branch: SchemaObject, tagKey: string): SchemaObject {
   const { properties, required, type, ...rest } = branch;
-  const props = { ...properties };
-  delete props[tagKey];
+  const props = Object.fromEntries(Object.entries(properties ?? {}).filter(([k]) => k !== tagKey));
   const req = (required ?? []).filter((r) => r !== tagKey);
   const out: SchemaObject = { ...rest };
   if (Object.keys(props).length > 0) out.properties = props;

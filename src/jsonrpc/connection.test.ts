@@ -28,7 +28,7 @@ describe("JsonRpcConnection: inbound requests get exactly one answer", () => {
       peer.stream,
       router({
         ok: { handle: (p) => ({ got: p }) },
-        async: { handle: async () => ({ later: true }) },
+        async: { handle: () => Promise.resolve({ later: true }) },
         nothing: { handle: () => undefined },
         typed: { validate: isString, handle: (p) => p },
         boom: {
@@ -104,12 +104,20 @@ describe("JsonRpcConnection: outbound requests always settle", () => {
     const rb = await peer.next();
     expect(ra).toEqual({ jsonrpc: "2.0", id: 0, method: "one", params: { x: 1 } });
     expect(rb).toEqual({ jsonrpc: "2.0", id: 1, method: "two" });
-    await peer.write({ jsonrpc: "2.0", id: 1, error: { code: -32000, message: "Authentication required", data: { m: 1 } } });
+    await peer.write({
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32000, message: "Authentication required", data: { m: 1 } },
+    });
     await peer.write({ jsonrpc: "2.0", id: 0, result: { ok: true } });
     await expect(a).resolves.toEqual({ ok: true });
     const error = await b.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RequestError);
-    expect(error).toMatchObject({ code: -32000, message: "Authentication required", data: { m: 1 } });
+    expect(error).toMatchObject({
+      code: -32000,
+      message: "Authentication required",
+      data: { m: 1 },
+    });
   });
 
   it("validates results and normalises null empty results", async () => {
@@ -133,11 +141,17 @@ describe("JsonRpcConnection: outbound requests always settle", () => {
     const req = await peer.next();
     controller.abort(new Error("user gave up"));
     await expect(p).rejects.toMatchObject({ name: "ConnectionError", code: "cancelled" });
-    expect(await peer.next()).toEqual({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: req.id } });
+    expect(await peer.next()).toEqual({
+      jsonrpc: "2.0",
+      method: "$/cancel_request",
+      params: { requestId: req.id },
+    });
     await peer.write({ jsonrpc: "2.0", id: req.id, result: "late" });
     await tick(5);
     // Already aborted signals reject without sending anything.
-    await expect(c.request("x", {}, { cancellationSignal: controller.signal })).rejects.toMatchObject({ code: "cancelled" });
+    await expect(
+      c.request("x", {}, { cancellationSignal: controller.signal }),
+    ).rejects.toMatchObject({ code: "cancelled" });
     await tick(5);
     expect(peer.buffered).toHaveLength(0);
   });
@@ -148,7 +162,10 @@ describe("JsonRpcConnection: outbound requests always settle", () => {
     const p = c.request("slow", {}, { timeoutMs: 20 });
     const req = await peer.next();
     await expect(p).rejects.toMatchObject({ code: "timeout" });
-    expect(await peer.next()).toMatchObject({ method: "$/cancel_request", params: { requestId: req.id } });
+    expect(await peer.next()).toMatchObject({
+      method: "$/cancel_request",
+      params: { requestId: req.id },
+    });
   });
 
   it("rejects unserialisable params synchronously-as-rejection without sending", async () => {
@@ -192,7 +209,11 @@ describe("JsonRpcConnection: cancellation of inbound requests", () => {
     await tick(5);
     await peer.write({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "w" } });
     await peer.write({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "f" } });
-    await peer.write({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "unknown" } });
+    await peer.write({
+      jsonrpc: "2.0",
+      method: "$/cancel_request",
+      params: { requestId: "unknown" },
+    });
     const first = await peer.next();
     expect(first).toMatchObject({ id: "w", error: { code: -32800 } });
     expect(sawAbort).toBe(true);
@@ -222,7 +243,9 @@ describe("JsonRpcConnection: ordering", () => {
     const p = c.request("prompt").then(() => events.push("response"));
     const req = await peer.next();
     await peer.write(
-      [1, 2, 3].map((i) => JSON.stringify({ jsonrpc: "2.0", method: "update", params: i })).join("\n") +
+      [1, 2, 3]
+        .map((i) => JSON.stringify({ jsonrpc: "2.0", method: "update", params: i }))
+        .join("\n") +
         "\n" +
         JSON.stringify({ jsonrpc: "2.0", id: req.id, result: {} }) +
         "\n",
@@ -290,7 +313,8 @@ describe("JsonRpcConnection: logging", () => {
   it("never logs message payloads such as MCP env values or headers", async () => {
     const peer = rawPeer({ maxMessageBytes: 2048 });
     const lines: string[] = [];
-    const record = (message: string, fields?: LogFields) => lines.push(message + JSON.stringify(fields ?? {}));
+    const record = (message: string, fields?: LogFields) =>
+      lines.push(message + JSON.stringify(fields ?? {}));
     new JsonRpcConnection(
       peer.stream,
       router({
@@ -309,14 +333,23 @@ describe("JsonRpcConnection: logging", () => {
     const secret = "sk-SECRET-TOKEN-123";
     const params = {
       cwd: "/",
-      mcpServers: [{ name: "x", command: "/bin/x", args: [], env: [{ name: "API_KEY", value: secret }] }],
+      mcpServers: [
+        { name: "x", command: "/bin/x", args: [], env: [{ name: "API_KEY", value: secret }] },
+      ],
       headers: [{ name: "Authorization", value: secret }],
     };
     await peer.write({ jsonrpc: "2.0", id: 1, method: "session/new", params });
     await peer.write({ jsonrpc: "2.0", id: 2, method: "nope", params });
     await peer.write({ jsonrpc: "2.0", method: "note", params });
-    await peer.write(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/new", params }).slice(0, -3) + "\n");
-    await peer.write({ jsonrpc: "2.0", id: 4, method: "session/new", params: { ...params, pad: "p".repeat(4000) } });
+    await peer.write(
+      JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/new", params }).slice(0, -3) + "\n",
+    );
+    await peer.write({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "session/new",
+      params: { ...params, pad: "p".repeat(4000) },
+    });
     for (let i = 0; i < 4; i++) await peer.next();
     expect(lines.length).toBeGreaterThan(2);
     expect(lines.join("\n")).not.toContain(secret);

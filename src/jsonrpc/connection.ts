@@ -47,6 +47,8 @@ export class JsonRpcConnection {
   private nextId = 0;
 
   /**
+   * Starts a connection: reading begins at once (asynchronously).
+   *
    * @param stream - The messages to read and write; see {@link ndJsonStream}.
    * @param router - How inbound requests and notifications are handled.
    * @param options - Logger and default request timeout.
@@ -75,10 +77,20 @@ export class JsonRpcConnection {
         if (envelope.hasMethod || envelope.id === undefined) return;
         this.pending
           .take(envelope.id)
-          ?.fail(new ConnectionError("message_too_large", "The peer's response exceeded the maximum message size and was dropped"));
+          ?.fail(
+            new ConnectionError(
+              "message_too_large",
+              "The peer's response exceeded the maximum message size and was dropped",
+            ),
+          );
       },
       closed: (error, direction) => {
-        const cause = direction === "output" ? "output_failed" : error === undefined ? "input_ended" : "input_failed";
+        const cause =
+          direction === "output"
+            ? "output_failed"
+            : error === undefined
+              ? "input_ended"
+              : "input_failed";
         this.shutdown(cause, error);
       },
     });
@@ -107,16 +119,31 @@ export class JsonRpcConnection {
    * @param options - Abort signal and timeout.
    * @param shape - How to validate and normalise the result.
    */
-  request<T = unknown>(method: string, params?: unknown, options?: SendRequestOptions, shape?: ResultShape): Promise<T> {
+  request<T = unknown>(
+    method: string,
+    params?: unknown,
+    options?: SendRequestOptions,
+    shape?: ResultShape,
+  ): Promise<T> {
     const closeError = this.lifecycle.error;
     if (closeError !== undefined) return Promise.reject(closeError);
     const signal = options?.signal ?? options?.cancellationSignal;
     if (signal?.aborted === true) {
-      return Promise.reject(new ConnectionError("cancelled", `${method} was aborted before it was sent`, { cause: signal.reason }));
+      return Promise.reject(
+        new ConnectionError("cancelled", `${method} was aborted before it was sent`, {
+          cause: signal.reason,
+        }),
+      );
     }
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      const request = new PendingRequest(id, method, resolve as (v: unknown) => void, reject, shape);
+      const request = new PendingRequest(
+        id,
+        method,
+        resolve as (v: unknown) => void,
+        reject,
+        shape,
+      );
       try {
         void this.transport.send({ jsonrpc: "2.0", id, method, params });
       } catch (error) {
@@ -127,13 +154,19 @@ export class JsonRpcConnection {
       const timeoutMs = options?.timeoutMs ?? this.defaultTimeoutMs;
       if (timeoutMs !== undefined) {
         request.timer = setTimeout(() => {
-          this.abandon(id, new ConnectionError("timeout", `${method} got no answer within ${timeoutMs} ms`));
+          this.abandon(
+            id,
+            new ConnectionError("timeout", `${method} got no answer within ${timeoutMs} ms`),
+          );
         }, timeoutMs);
       }
       if (signal !== undefined) {
         request.signal = signal;
         request.onAbort = () => {
-          this.abandon(id, new ConnectionError("cancelled", `${method} was aborted`, { cause: signal.reason }));
+          this.abandon(
+            id,
+            new ConnectionError("cancelled", `${method} was aborted`, { cause: signal.reason }),
+          );
         };
         signal.addEventListener("abort", request.onAbort, { once: true });
       }
@@ -173,7 +206,9 @@ export class JsonRpcConnection {
     });
     if (error === undefined) return;
     if (cause !== "closed_locally") this.logger.debug?.(error.message, { cause: detail });
-    this.transport.close().catch((e: unknown) => this.logger.debug?.("Closing the transport failed", { error: e }));
+    this.transport
+      .close()
+      .catch((e: unknown) => this.logger.debug?.("Closing the transport failed", { error: e }));
   }
 
   /** Gives up on an outbound request locally and tells the peer it may stop working on it. */
@@ -187,7 +222,9 @@ export class JsonRpcConnection {
   private onResponse(message: Record<string, unknown>): void {
     const request = this.pending.take(message.id);
     if (request === undefined) {
-      this.logger.debug?.("Ignored a response to an unknown or abandoned request", { id: message.id });
+      this.logger.debug?.("Ignored a response to an unknown or abandoned request", {
+        id: message.id,
+      });
       return;
     }
     request.settleWith(message);

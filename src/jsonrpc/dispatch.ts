@@ -99,9 +99,17 @@ export class Dispatcher {
     if (!isPlainObject(message)) {
       const batch = Array.isArray(message);
       this.host.logger.warn?.(
-        batch ? "Received a JSON-RPC batch, which ACP does not use; answered -32600" : "Received a message that is not an object; answered -32600",
+        batch
+          ? "Received a JSON-RPC batch, which ACP does not use; answered -32600"
+          : "Received a message that is not an object; answered -32600",
       );
-      this.answerError(null, RequestError.invalidRequest(undefined, batch ? "batches are not supported" : "a message must be an object"));
+      this.answerError(
+        null,
+        RequestError.invalidRequest(
+          undefined,
+          batch ? "batches are not supported" : "a message must be an object",
+        ),
+      );
       return;
     }
     const method = message.method;
@@ -119,7 +127,10 @@ export class Dispatcher {
     const id = isJsonRpcId(message.id) ? message.id : null;
     this.host.logger.warn?.("Received an invalid JSON-RPC message; answered -32600", { id });
     if ("id" in message || method !== undefined) {
-      this.answerError(id, RequestError.invalidRequest(undefined, "not a valid request, notification or response"));
+      this.answerError(
+        id,
+        RequestError.invalidRequest(undefined, "not a valid request, notification or response"),
+      );
     }
   }
 
@@ -132,7 +143,10 @@ export class Dispatcher {
   private onRequest(message: Record<string, unknown>, method: string): void {
     const id = message.id;
     if (!isJsonRpcId(id)) {
-      this.answerError(null, RequestError.invalidRequest(undefined, "the id must be a string, an integer or null"));
+      this.answerError(
+        null,
+        RequestError.invalidRequest(undefined, "the id must be a string, an integer or null"),
+      );
       return;
     }
     if (message.jsonrpc !== "2.0") {
@@ -141,7 +155,10 @@ export class Dispatcher {
     }
     const route = this.router.request(method);
     if (route === undefined) {
-      this.host.logger.debug?.("Answered -32601 to an unknown or unimplemented method", { method, id });
+      this.host.logger.debug?.("Answered -32601 to an unknown or unimplemented method", {
+        method,
+        id,
+      });
       this.answerError(id, RequestError.methodNotFound(method));
       return;
     }
@@ -151,7 +168,11 @@ export class Dispatcher {
     if (validate !== undefined && !validate(params, undefined)) {
       const outcome = runValidator(validate, params);
       const issues = outcome.ok ? [] : outcome.issues;
-      this.host.logger.warn?.("Answered -32602 to a request with invalid params", { method, id, issues });
+      this.host.logger.warn?.("Answered -32602 to a request with invalid params", {
+        method,
+        id,
+        issues,
+      });
       this.answerError(id, RequestError.invalidParams({ method, issues }));
       return;
     }
@@ -225,14 +246,22 @@ export class Dispatcher {
     request.answered = true;
     if (this.running.get(request.id) === request) this.running.delete(request.id);
     if (this.host.isClosed) {
-      this.host.logger.debug?.("Dropped an answer: the connection is closed", { method: request.method, id: request.id });
+      this.host.logger.debug?.("Dropped an answer: the connection is closed", {
+        method: request.method,
+        id: request.id,
+      });
       return;
     }
     if (!failed) {
       const result = value === undefined ? null : value;
       if (this.host.send({ jsonrpc: "2.0", id: request.id, result })) return;
-      this.host.logger.error?.("A handler returned a result that cannot be serialised", { method: request.method });
-      this.answerError(request.id, RequestError.internalError(undefined, "the result could not be serialised"));
+      this.host.logger.error?.("A handler returned a result that cannot be serialised", {
+        method: request.method,
+      });
+      this.answerError(
+        request.id,
+        RequestError.internalError(undefined, "the result could not be serialised"),
+      );
       return;
     }
     const requestError = asRequestError(error);
@@ -245,7 +274,12 @@ export class Dispatcher {
         method: request.method,
         error,
       });
-      this.answerError(request.id, new RequestError(ErrorCodes.INTERNAL_ERROR, "Internal error", { message: errorMessage(error).slice(0, 500) }));
+      this.answerError(
+        request.id,
+        new RequestError(ErrorCodes.INTERNAL_ERROR, "Internal error", {
+          message: errorMessage(error).slice(0, 500),
+        }),
+      );
     }
   }
 

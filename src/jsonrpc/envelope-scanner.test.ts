@@ -13,14 +13,33 @@ function scan(text: string, asBytes = false, split = 0): ReturnType<EnvelopeScan
 
 describe("EnvelopeScanner", () => {
   it("finds numeric, string and null ids at the top level only", () => {
-    expect(scan('{"jsonrpc":"2.0","id":12,"method":"x"}')).toEqual({ id: 12, hasMethod: true, hasOutcome: false });
-    expect(scan('{"method":"x","params":{"id":99},"id":"abc"}')).toEqual({ id: "abc", hasMethod: true, hasOutcome: false });
-    expect(scan('{"id":null,"error":{"code":1}}')).toEqual({ id: null, hasMethod: false, hasOutcome: true });
-    expect(scan('{"params":{"id":5,"method":"nested"}}')).toEqual({ hasMethod: false, hasOutcome: false });
+    expect(scan('{"jsonrpc":"2.0","id":12,"method":"x"}')).toEqual({
+      id: 12,
+      hasMethod: true,
+      hasOutcome: false,
+    });
+    expect(scan('{"method":"x","params":{"id":99},"id":"abc"}')).toEqual({
+      id: "abc",
+      hasMethod: true,
+      hasOutcome: false,
+    });
+    expect(scan('{"id":null,"error":{"code":1}}')).toEqual({
+      id: null,
+      hasMethod: false,
+      hasOutcome: true,
+    });
+    expect(scan('{"params":{"id":5,"method":"nested"}}')).toEqual({
+      hasMethod: false,
+      hasOutcome: false,
+    });
   });
 
   it("is not fooled by keys inside strings or escaped quotes", () => {
-    expect(scan('{"params":"\\"id\\":3","method":"m","id":4}')).toEqual({ id: 4, hasMethod: true, hasOutcome: false });
+    expect(scan('{"params":"\\"id\\":3","method":"m","id":4}')).toEqual({
+      id: 4,
+      hasMethod: true,
+      hasOutcome: false,
+    });
   });
 
   it("handles whitespace and resumes across feeds", () => {
@@ -34,6 +53,10 @@ describe("EnvelopeScanner", () => {
     expect(scan('{"id":{"x":1},"method":"m"}')).toEqual({ hasMethod: true, hasOutcome: false });
     expect(scan('{"id":1.5,"method":"m"}')).toEqual({ hasMethod: true, hasOutcome: false });
     expect(scan('{"id":"é","method":"m"}', true)).toEqual({ hasMethod: true, hasOutcome: false });
-    expect(scan('{"id":"é","method":"m"}', false)).toEqual({ id: "é", hasMethod: true, hasOutcome: false });
+    expect(scan('{"id":"é","method":"m"}', false)).toEqual({
+      id: "é",
+      hasMethod: true,
+      hasOutcome: false,
+    });
   });
 });

@@ -52,7 +52,7 @@ export class EnvelopeScanner {
   /** Feeds bytes. */
   feedBytes(bytes: Uint8Array): void {
     this.byteMode = true;
-    for (let i = 0; i < bytes.length; i++) this.step(bytes[i]!);
+    for (const byte of bytes) this.step(byte);
   }
 
   /** Feeds text. */

@@ -43,6 +43,8 @@ export class RequestError extends Error {
   data?: unknown;
 
   /**
+   * Creates an error to answer or reject with.
+   *
    * @param code - The JSON-RPC error code.
    * @param message - One short sentence.
    * @param data - Optional details, sent as `error.data`.
@@ -56,12 +58,20 @@ export class RequestError extends Error {
 
   /** `-32700`: the message was not valid JSON. */
   static parseError(data?: unknown, additionalMessage?: string): RequestError {
-    return new RequestError(ErrorCodes.PARSE_ERROR, withDetail("Parse error", additionalMessage), data);
+    return new RequestError(
+      ErrorCodes.PARSE_ERROR,
+      withDetail("Parse error", additionalMessage),
+      data,
+    );
   }
 
   /** `-32600`: the message was not a valid request. */
   static invalidRequest(data?: unknown, additionalMessage?: string): RequestError {
-    return new RequestError(ErrorCodes.INVALID_REQUEST, withDetail("Invalid request", additionalMessage), data);
+    return new RequestError(
+      ErrorCodes.INVALID_REQUEST,
+      withDetail("Invalid request", additionalMessage),
+      data,
+    );
   }
 
   /** `-32601`: the method does not exist or is not implemented here. */
@@ -71,22 +81,38 @@ export class RequestError extends Error {
 
   /** `-32602`: the params are invalid. */
   static invalidParams(data?: unknown, additionalMessage?: string): RequestError {
-    return new RequestError(ErrorCodes.INVALID_PARAMS, withDetail("Invalid params", additionalMessage), data);
+    return new RequestError(
+      ErrorCodes.INVALID_PARAMS,
+      withDetail("Invalid params", additionalMessage),
+      data,
+    );
   }
 
   /** `-32603`: something failed unexpectedly. */
   static internalError(data?: unknown, additionalMessage?: string): RequestError {
-    return new RequestError(ErrorCodes.INTERNAL_ERROR, withDetail("Internal error", additionalMessage), data);
+    return new RequestError(
+      ErrorCodes.INTERNAL_ERROR,
+      withDetail("Internal error", additionalMessage),
+      data,
+    );
   }
 
   /** `-32800`: the request was cancelled. */
   static requestCancelled(data?: unknown, additionalMessage?: string): RequestError {
-    return new RequestError(ErrorCodes.REQUEST_CANCELLED, withDetail("Request cancelled", additionalMessage), data);
+    return new RequestError(
+      ErrorCodes.REQUEST_CANCELLED,
+      withDetail("Request cancelled", additionalMessage),
+      data,
+    );
   }
 
   /** `-32000`: authentication is required first. */
   static authRequired(data?: unknown, additionalMessage?: string): RequestError {
-    return new RequestError(ErrorCodes.AUTH_REQUIRED, withDetail("Authentication required", additionalMessage), data);
+    return new RequestError(
+      ErrorCodes.AUTH_REQUIRED,
+      withDetail("Authentication required", additionalMessage),
+      data,
+    );
   }
 
   /** `-32002`: a resource (such as a file) does not exist; `data.uri` names it when known. */
@@ -142,6 +168,8 @@ export class ConnectionError extends Error {
   readonly issues?: readonly ValidationIssue[];
 
   /**
+   * Creates a local error.
+   *
    * @param code - Why the error was raised.
    * @param message - A sentence saying what happened.
    * @param options - The underlying cause and, for invalid responses, the issues found.

@@ -52,10 +52,18 @@ export class Lifecycle {
    * `beforeSignal` runs after the state changes and before `signal` aborts, so that
    * pending work is failed before observers of the signal run.
    */
-  close(cause: CloseCause, detail: unknown, beforeSignal: (error: ConnectionError) => void): ConnectionError | undefined {
+  close(
+    cause: CloseCause,
+    detail: unknown,
+    beforeSignal: (error: ConnectionError) => void,
+  ): ConnectionError | undefined {
     if (this.closeError !== undefined) return undefined;
     const message = `Connection closed: ${DESCRIPTIONS[cause]}`;
-    const error = new ConnectionError("connection_closed", message, detail === undefined ? undefined : { cause: detail });
+    const error = new ConnectionError(
+      "connection_closed",
+      message,
+      detail === undefined ? undefined : { cause: detail },
+    );
     this.closeError = error;
     beforeSignal(error);
     this.controller.abort(error);

@@ -19,7 +19,10 @@ function chunked(bytes: Uint8Array, size: number): Uint8Array[] {
 
 describe("LineSplitter", () => {
   it("splits lines across chunk boundaries and keeps empty lines for the caller", () => {
-    const items = feed(new LineSplitter(1000), [enc.encode('{"a":1}\n{"b"'), enc.encode(":2}\n\n{\"c\":3}")]);
+    const items = feed(new LineSplitter(1000), [
+      enc.encode('{"a":1}\n{"b"'),
+      enc.encode(':2}\n\n{"c":3}'),
+    ]);
     expect(items).toEqual(['{"a":1}', '{"b":2}', "", '{"c":3}']);
   });
 
@@ -90,7 +93,7 @@ describe("LineSplitter", () => {
           return super.decode(input, options);
         }
       }
-      globalThis.TextDecoder = CountingDecoder as typeof TextDecoder;
+      globalThis.TextDecoder = CountingDecoder;
       const payload = "a".repeat(20 * 1024 * 1024);
       const bytes = enc.encode(`{"id":1,"result":{"content":"${payload}"}}\n`);
       const splitter = new LineSplitter(64 * 1024 * 1024);

@@ -41,7 +41,10 @@ export class MessageStreamTransport implements Transport {
     await Promise.allSettled([this.writer?.close(), this.reader?.cancel()]);
   }
 
-  private async readLoop(reader: ReadableStreamDefaultReader<AnyMessage>, sink: TransportSink): Promise<void> {
+  private async readLoop(
+    reader: ReadableStreamDefaultReader<AnyMessage>,
+    sink: TransportSink,
+  ): Promise<void> {
     try {
       for (;;) {
         const { value, done } = await reader.read();

@@ -10,7 +10,9 @@ const echoRouter: Router = {
   notification: () => undefined,
 };
 
-function recordingLogger(): Logger & { records: { level: string; message: string; fields?: LogFields }[] } {
+function recordingLogger(): Logger & {
+  records: { level: string; message: string; fields?: LogFields }[];
+} {
   const records: { level: string; message: string; fields?: LogFields }[] = [];
   const add = (level: string) => (message: string, fields?: LogFields) => {
     records.push(fields === undefined ? { level, message } : { level, message, fields });
@@ -24,10 +26,16 @@ describe("ndJsonStream framing", () => {
     const logger = recordingLogger();
     new JsonRpcConnection(peer.stream, echoRouter, { logger });
     await peer.write('{"jsonrpc":"2.0","id":1,"method":"echo",\n');
-    expect(await peer.next()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+    expect(await peer.next()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error" },
+    });
     await peer.write({ jsonrpc: "2.0", id: 2, method: "echo", params: { a: 1 } });
     expect(await peer.next()).toEqual({ jsonrpc: "2.0", id: 2, result: { a: 1 } });
-    expect(logger.records.some((r) => r.level === "warn" && r.message.includes("-32700"))).toBe(true);
+    expect(logger.records.some((r) => r.level === "warn" && r.message.includes("-32700"))).toBe(
+      true,
+    );
   });
 
   it("answers a batch with -32600 and id null", async () => {
@@ -52,10 +60,15 @@ describe("ndJsonStream framing", () => {
     const logger = recordingLogger();
     new JsonRpcConnection(peer.stream, echoRouter, { logger });
     await peer.write({ jsonrpc: "2.0", id: 9, method: "echo", params: { big: "x".repeat(5000) } });
-    expect(await peer.next()).toMatchObject({ id: 9, error: { code: -32600, data: { maxMessageBytes: 1024 } } });
+    expect(await peer.next()).toMatchObject({
+      id: 9,
+      error: { code: -32600, data: { maxMessageBytes: 1024 } },
+    });
     await peer.write({ jsonrpc: "2.0", id: 10, method: "echo", params: "small" });
     expect(await peer.next()).toMatchObject({ id: 10, result: "small" });
-    expect(logger.records.some((r) => r.message.includes("larger than maxMessageBytes"))).toBe(true);
+    expect(logger.records.some((r) => r.message.includes("larger than maxMessageBytes"))).toBe(
+      true,
+    );
   });
 
   it("rejects the pending request whose response was too large", async () => {
@@ -64,7 +77,10 @@ describe("ndJsonStream framing", () => {
     const pending = connection.request("fetch", {});
     const sent = await peer.next();
     await peer.write({ jsonrpc: "2.0", id: sent.id, result: "r".repeat(1000) });
-    await expect(pending).rejects.toMatchObject({ name: "ConnectionError", code: "message_too_large" });
+    await expect(pending).rejects.toMatchObject({
+      name: "ConnectionError",
+      code: "message_too_large",
+    });
   });
 
   it("coalesces messages queued during a write into one chunk", async () => {
@@ -98,19 +114,20 @@ describe("ndJsonStream framing", () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const output = new WritableStream<Uint8Array>({ write: () => gate });
-    const connection = new JsonRpcConnection(ndJsonStream(output, new ReadableStream()), echoRouter);
+    const connection = new JsonRpcConnection(
+      ndJsonStream(output, new ReadableStream()),
+      echoRouter,
+    );
     const big = "b".repeat(64 * 1024);
-    let waited: Promise<void> | undefined;
-    for (let i = 0; i < 40 && waited === undefined; i++) {
+    const waiting: Promise<void>[] = [];
+    for (let i = 0; i < 40 && waiting.length === 0; i++) {
       const p = connection.notify("n", big);
-      let settled = false;
-      void p.then(() => (settled = true));
-      await tick();
-      if (!settled) waited = p;
+      const settled = await Promise.race([p.then(() => true), tick().then(() => false)]);
+      if (!settled) waiting.push(p);
     }
-    expect(waited).toBeDefined();
+    expect(waiting).toHaveLength(1);
     let done = false;
-    void waited!.then(() => (done = true));
+    void waiting[0]!.then(() => (done = true));
     await tick();
     expect(done).toBe(false);
     release();

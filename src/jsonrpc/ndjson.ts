@@ -52,7 +52,11 @@ export class MessageTooLargeError extends Error {
   /** The limit that was exceeded. */
   readonly maxMessageBytes: number;
 
-  /** @param maxMessageBytes - The limit that was exceeded. */
+  /**
+   * Creates the error for a given limit.
+   *
+   * @param maxMessageBytes - The limit that was exceeded.
+   */
   constructor(maxMessageBytes: number) {
     super(`Message exceeds the maximum size of ${maxMessageBytes} bytes`);
     this.name = "MessageTooLargeError";
@@ -91,6 +95,11 @@ class NdJsonTransport implements Transport {
     private logger: Logger,
   ) {}
 
+  /** Read through a method: `closing` changes while the read loop awaits. */
+  private isClosing(): boolean {
+    return this.closing;
+  }
+
   setLogger(logger: Logger): void {
     this.logger = logger;
   }
@@ -122,7 +131,8 @@ class NdJsonTransport implements Transport {
     const reader = this.reader;
     if (reader !== undefined) reader.cancel().catch(NOOP);
     else this.input.cancel().catch(NOOP);
-    if (this.writing && !this.failed) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.writing && !this.failed)
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     this.releaseWaiters();
     const writer = this.acquireWriter();
     if (writer !== undefined && !this.failed) await writer.close().catch(NOOP);
@@ -153,7 +163,7 @@ class NdJsonTransport implements Transport {
       for (const resolve of idle) resolve();
       return;
     }
-    const text = this.queue.length === 1 ? this.queue[0]! + "\n" : this.queue.join("\n") + "\n";
+    const text = this.queue.join("\n") + "\n";
     this.queue = [];
     this.queuedChars = 0;
     const drained = this.drainWaiters;
@@ -192,20 +202,24 @@ class NdJsonTransport implements Transport {
     try {
       for (;;) {
         const { value, done } = await reader.read();
-        if (done || this.closing) break;
-        const chunk = typeof value === "string" ? this.encoder.encode(value) : value;
-        const items = splitter.push(chunk);
+        if (done) break;
+        const items = splitter.push(value);
         for (const item of items) {
           const pause =
-            typeof item === "string" ? this.deliverLine(item, sink) : this.deliverOversized(item, sink);
+            typeof item === "string"
+              ? this.deliverLine(item, sink)
+              : this.deliverOversized(item, sink);
           if (pause !== undefined) await pause;
-          if (this.closing) return;
         }
+        if (this.isClosing()) return;
       }
-      if (this.closing) return;
+      if (this.isClosing()) return;
       const last = splitter.end();
       if (last !== undefined) {
-        const pause = typeof last === "string" ? this.deliverLine(last, sink) : this.deliverOversized(last, sink);
+        const pause =
+          typeof last === "string"
+            ? this.deliverLine(last, sink)
+            : this.deliverOversized(last, sink);
         if (pause !== undefined) await pause;
       }
       if (!this.closing) sink.closed(undefined, "input");
@@ -240,15 +254,25 @@ class NdJsonTransport implements Transport {
       request: envelope.hasMethod,
     });
     if (envelope.hasMethod && envelope.id !== undefined) {
-      this.answerError(envelope.id, ErrorCodes.INVALID_REQUEST, "Invalid request: message too large", {
-        maxMessageBytes: this.maxBytes,
-        bytes,
-      });
+      this.answerError(
+        envelope.id,
+        ErrorCodes.INVALID_REQUEST,
+        "Invalid request: message too large",
+        {
+          maxMessageBytes: this.maxBytes,
+          bytes,
+        },
+      );
     }
     sink.oversized({ bytes, envelope });
   }
 
-  private answerError(id: string | number | null, code: number, message: string, data?: unknown): void {
+  private answerError(
+    id: string | number | null,
+    code: number,
+    message: string,
+    data?: unknown,
+  ): void {
     const error = data === undefined ? { code, message } : { code, message, data };
     void this.send({ jsonrpc: "2.0", id, error });
   }

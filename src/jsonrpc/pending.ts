@@ -43,7 +43,10 @@ export class PendingRequest {
         this.reject(new RequestError(error.code as number, error.message, error.data));
       } else {
         this.reject(
-          new ConnectionError("invalid_response", `The peer answered ${this.method} with a malformed error`),
+          new ConnectionError(
+            "invalid_response",
+            `The peer answered ${this.method} with a malformed error`,
+          ),
         );
       }
       return;
@@ -55,7 +58,9 @@ export class PendingRequest {
       const outcome = runValidator(validate, result);
       const issues = outcome.ok ? [] : outcome.issues;
       this.reject(
-        new ConnectionError("invalid_response", `The peer's result for ${this.method} is invalid`, { issues }),
+        new ConnectionError("invalid_response", `The peer's result for ${this.method} is invalid`, {
+          issues,
+        }),
       );
       return;
     }

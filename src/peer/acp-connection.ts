@@ -5,7 +5,11 @@
  *
  * @module
  */
-import { JsonRpcConnection, type ConnectionOptions, type SendRequestOptions } from "../jsonrpc/connection.js";
+import {
+  JsonRpcConnection,
+  type ConnectionOptions,
+  type SendRequestOptions,
+} from "../jsonrpc/connection.js";
 import type { Router } from "../jsonrpc/dispatch.js";
 import type { Stream } from "../jsonrpc/messages.js";
 import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
@@ -46,7 +50,9 @@ export class AcpConnectionCore {
       method,
       params,
       options,
-      spec === undefined ? undefined : { validate: spec.validateResult, emptyResult: spec.emptyResult },
+      spec === undefined
+        ? undefined
+        : { validate: spec.validateResult, emptyResult: spec.emptyResult },
     );
   }
 

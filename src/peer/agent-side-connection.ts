@@ -24,19 +24,25 @@ export class AgentSideConnection {
   private readonly core: AcpConnectionCore;
 
   /**
+   * Connects your agent to a client over `stream`.
+   *
    * @param toAgent - Creates your agent; it receives this connection to call the client with.
    * @param stream - The message stream, usually `ndJsonStream(stdout, stdin)`.
    * @param options - Logger and default request timeout.
    */
-  constructor(toAgent: (connection: AgentSideConnection) => Agent, stream: Stream, options?: AcpConnectionOptions) {
-    let agent: Agent | undefined;
+  constructor(
+    toAgent: (connection: AgentSideConnection) => Agent,
+    stream: Stream,
+    options?: AcpConnectionOptions,
+  ) {
+    const holder: { agent?: Agent } = {};
     this.core = new AcpConnectionCore(
       stream,
       "client",
-      () => buildRouter("agent", agent ?? {}, AGENT_HANDLER_NAMES),
+      () => buildRouter("agent", holder.agent ?? {}, AGENT_HANDLER_NAMES),
       options,
     );
-    agent = toAgent(this);
+    holder.agent = toAgent(this);
   }
 
   /** `session/update`: sends one streamed update about a session to the client. */
@@ -53,7 +59,10 @@ export class AgentSideConnection {
   }
 
   /** `fs/read_text_file`: reads a text file through the client (needs `fs.readTextFile`). */
-  readTextFile(params: schema.ReadTextFileRequest, options?: SendRequestOptions): Promise<schema.ReadTextFileResponse> {
+  readTextFile(
+    params: schema.ReadTextFileRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.ReadTextFileResponse> {
     return this.core.request("fs/read_text_file", params, options);
   }
 
@@ -69,8 +78,15 @@ export class AgentSideConnection {
    * `terminal/create`: starts a command in a client terminal (needs `terminal`). Release
    * the returned handle when done.
    */
-  async createTerminal(params: schema.CreateTerminalRequest, options?: SendRequestOptions): Promise<TerminalHandle> {
-    const response = await this.core.request<schema.CreateTerminalResponse>("terminal/create", params, options);
+  async createTerminal(
+    params: schema.CreateTerminalRequest,
+    options?: SendRequestOptions,
+  ): Promise<TerminalHandle> {
+    const response = await this.core.request<schema.CreateTerminalResponse>(
+      "terminal/create",
+      params,
+      options,
+    );
     return new TerminalHandle(response.terminalId, params.sessionId, this.core);
   }
 
@@ -88,7 +104,10 @@ export class AgentSideConnection {
   }
 
   /** `mcp/message` request to the client (unstable). @experimental */
-  unstable_messageMcp(params: schema.MessageMcpRequest, options?: SendRequestOptions): Promise<schema.MessageMcpResponse> {
+  unstable_messageMcp(
+    params: schema.MessageMcpRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.MessageMcpResponse> {
     return this.core.request("mcp/message", params, options);
   }
 
@@ -106,6 +125,7 @@ export class AgentSideConnection {
     params: ClientRequestTypes[M]["params"],
     options?: SendRequestOptions,
   ): Promise<ClientRequestTypes[M]["result"]>;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the classic signature
   request<Response = unknown, Params = unknown>(
     method: string,
     params?: Params,
@@ -116,7 +136,11 @@ export class AgentSideConnection {
   }
 
   /** Sends any notification to the client. */
-  notify<M extends keyof ClientNotificationTypes>(method: M, params: ClientNotificationTypes[M]): Promise<void>;
+  notify<M extends keyof ClientNotificationTypes>(
+    method: M,
+    params: ClientNotificationTypes[M],
+  ): Promise<void>;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the classic signature
   notify<Params = unknown>(method: string, params?: Params): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
     return this.core.notify(method, params);

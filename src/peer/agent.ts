@@ -24,16 +24,25 @@ export type RequestContext = InboundRequestContext;
  */
 export interface Agent {
   /** `initialize`: negotiate the protocol version and exchange capabilities. */
-  initialize(params: schema.InitializeRequest, context?: RequestContext): MaybePromise<schema.InitializeResponse>;
+  initialize(
+    params: schema.InitializeRequest,
+    context?: RequestContext,
+  ): MaybePromise<schema.InitializeResponse>;
   /** `session/new`: create a session. */
-  newSession(params: schema.NewSessionRequest, context?: RequestContext): MaybePromise<schema.NewSessionResponse>;
+  newSession(
+    params: schema.NewSessionRequest,
+    context?: RequestContext,
+  ): MaybePromise<schema.NewSessionResponse>;
   /** `session/load`: restore a session, replaying its history as updates before answering. */
   loadSession?(
     params: schema.LoadSessionRequest,
     context?: RequestContext,
   ): MaybePromise<schema.LoadSessionResponse | void>;
   /** `session/list`: list sessions, one page at a time. */
-  listSessions?(params: schema.ListSessionsRequest, context?: RequestContext): MaybePromise<schema.ListSessionsResponse>;
+  listSessions?(
+    params: schema.ListSessionsRequest,
+    context?: RequestContext,
+  ): MaybePromise<schema.ListSessionsResponse>;
   /** `session/delete`: forget a session. */
   deleteSession?(
     params: schema.DeleteSessionRequest,
@@ -65,9 +74,15 @@ export interface Agent {
     context?: RequestContext,
   ): MaybePromise<schema.AuthenticateResponse | void>;
   /** `logout`: end the authenticated state. */
-  logout?(params: schema.LogoutRequest, context?: RequestContext): MaybePromise<schema.LogoutResponse | void>;
+  logout?(
+    params: schema.LogoutRequest,
+    context?: RequestContext,
+  ): MaybePromise<schema.LogoutResponse | void>;
   /** `session/prompt`: run one prompt turn, streaming updates, and say why it ended. */
-  prompt(params: schema.PromptRequest, context?: RequestContext): MaybePromise<schema.PromptResponse>;
+  prompt(
+    params: schema.PromptRequest,
+    context?: RequestContext,
+  ): MaybePromise<schema.PromptResponse>;
   /** `session/cancel` (notification): stop the session's running turn. */
   cancel(params: schema.CancelNotification): MaybePromise<void>;
 

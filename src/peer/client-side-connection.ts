@@ -25,58 +25,84 @@ export class ClientSideConnection implements Agent {
   private readonly core: AcpConnectionCore;
 
   /**
+   * Connects your client to an agent over `stream`.
+   *
    * @param toClient - Creates your client; it receives this connection (the agent).
    * @param stream - The message stream, usually `ndJsonStream(agent.stdin, agent.stdout)`.
    * @param options - Logger and default request timeout.
    */
   constructor(toClient: (agent: Agent) => Client, stream: Stream, options?: AcpConnectionOptions) {
-    let client: Client | undefined;
+    const holder: { client?: Client } = {};
     this.core = new AcpConnectionCore(
       stream,
       "agent",
-      () => buildRouter("client", client ?? {}, CLIENT_HANDLER_NAMES),
+      () => buildRouter("client", holder.client ?? {}, CLIENT_HANDLER_NAMES),
       options,
     );
-    client = toClient(this);
+    holder.client = toClient(this);
   }
 
   /** `initialize`: negotiates the protocol version and exchanges capabilities. */
-  initialize(params: schema.InitializeRequest, options?: SendRequestOptions): Promise<schema.InitializeResponse> {
+  initialize(
+    params: schema.InitializeRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.InitializeResponse> {
     return this.core.request("initialize", params, options);
   }
 
   /** `session/new`: creates a session. */
-  newSession(params: schema.NewSessionRequest, options?: SendRequestOptions): Promise<schema.NewSessionResponse> {
+  newSession(
+    params: schema.NewSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.NewSessionResponse> {
     return this.core.request("session/new", params, options);
   }
 
   /** `session/load`: restores a session; its history arrives as updates before this resolves. */
-  loadSession(params: schema.LoadSessionRequest, options?: SendRequestOptions): Promise<schema.LoadSessionResponse> {
+  loadSession(
+    params: schema.LoadSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.LoadSessionResponse> {
     return this.core.request("session/load", params, options);
   }
 
   /** `session/list`: one page of sessions (needs `sessionCapabilities.list`). */
-  listSessions(params: schema.ListSessionsRequest, options?: SendRequestOptions): Promise<schema.ListSessionsResponse> {
+  listSessions(
+    params: schema.ListSessionsRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.ListSessionsResponse> {
     return this.core.request("session/list", params, options);
   }
 
   /** `session/delete`: forgets a session (needs `sessionCapabilities.delete`). */
-  deleteSession(params: schema.DeleteSessionRequest, options?: SendRequestOptions): Promise<schema.DeleteSessionResponse> {
+  deleteSession(
+    params: schema.DeleteSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.DeleteSessionResponse> {
     return this.core.request("session/delete", params, options);
   }
 
   /** `session/resume`: restores a session without history (needs `sessionCapabilities.resume`). */
-  resumeSession(params: schema.ResumeSessionRequest, options?: SendRequestOptions): Promise<schema.ResumeSessionResponse> {
+  resumeSession(
+    params: schema.ResumeSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.ResumeSessionResponse> {
     return this.core.request("session/resume", params, options);
   }
 
   /** `session/close`: cancels and releases a session (needs `sessionCapabilities.close`). */
-  closeSession(params: schema.CloseSessionRequest, options?: SendRequestOptions): Promise<schema.CloseSessionResponse> {
+  closeSession(
+    params: schema.CloseSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.CloseSessionResponse> {
     return this.core.request("session/close", params, options);
   }
 
   /** `session/set_mode`: switches the session's mode. */
-  setSessionMode(params: schema.SetSessionModeRequest, options?: SendRequestOptions): Promise<schema.SetSessionModeResponse> {
+  setSessionMode(
+    params: schema.SetSessionModeRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.SetSessionModeResponse> {
     return this.core.request("session/set_mode", params, options);
   }
 
@@ -89,17 +115,26 @@ export class ClientSideConnection implements Agent {
   }
 
   /** `authenticate`: runs one of the agent's in-protocol authentication methods. */
-  authenticate(params: schema.AuthenticateRequest, options?: SendRequestOptions): Promise<schema.AuthenticateResponse> {
+  authenticate(
+    params: schema.AuthenticateRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.AuthenticateResponse> {
     return this.core.request("authenticate", params, options);
   }
 
   /** `logout`: ends the authenticated state (needs `agentCapabilities.auth.logout`). */
-  logout(params: schema.LogoutRequest = {}, options?: SendRequestOptions): Promise<schema.LogoutResponse> {
+  logout(
+    params: schema.LogoutRequest = {},
+    options?: SendRequestOptions,
+  ): Promise<schema.LogoutResponse> {
     return this.core.request("logout", params, options);
   }
 
   /** `session/prompt`: runs one prompt turn; updates stream to `sessionUpdate` meanwhile. */
-  prompt(params: schema.PromptRequest, options?: SendRequestOptions): Promise<schema.PromptResponse> {
+  prompt(
+    params: schema.PromptRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.PromptResponse> {
     return this.core.request("session/prompt", params, options);
   }
 
@@ -109,7 +144,10 @@ export class ClientSideConnection implements Agent {
   }
 
   /** `session/fork` (unstable). @experimental */
-  unstable_forkSession(params: schema.ForkSessionRequest, options?: SendRequestOptions): Promise<schema.ForkSessionResponse> {
+  unstable_forkSession(
+    params: schema.ForkSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.ForkSessionResponse> {
     return this.core.request("session/fork", params, options);
   }
 
@@ -146,7 +184,10 @@ export class ClientSideConnection implements Agent {
   }
 
   /** `auth/status` (unstable). @experimental */
-  unstable_authStatus(params: schema.AuthStatusRequest, options?: SendRequestOptions): Promise<schema.AuthStatusResponse> {
+  unstable_authStatus(
+    params: schema.AuthStatusRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.AuthStatusResponse> {
     return this.core.request("auth/status", params, options);
   }
 
@@ -159,7 +200,10 @@ export class ClientSideConnection implements Agent {
   }
 
   /** `providers/set` (unstable). @experimental */
-  unstable_setProvider(params: schema.SetProviderRequest, options?: SendRequestOptions): Promise<schema.SetProviderResponse> {
+  unstable_setProvider(
+    params: schema.SetProviderRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.SetProviderResponse> {
     return this.core.request("providers/set", params, options);
   }
 
@@ -185,6 +229,7 @@ export class ClientSideConnection implements Agent {
     params: AgentRequestTypes[M]["params"],
     options?: SendRequestOptions,
   ): Promise<AgentRequestTypes[M]["result"]>;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the classic signature
   request<Response = unknown, Params = unknown>(
     method: string,
     params?: Params,
@@ -195,7 +240,11 @@ export class ClientSideConnection implements Agent {
   }
 
   /** Sends any notification to the agent. */
-  notify<M extends keyof AgentNotificationTypes>(method: M, params: AgentNotificationTypes[M]): Promise<void>;
+  notify<M extends keyof AgentNotificationTypes>(
+    method: M,
+    params: AgentNotificationTypes[M],
+  ): Promise<void>;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the classic signature
   notify<Params = unknown>(method: string, params?: Params): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
     return this.core.notify(method, params);

@@ -29,7 +29,10 @@ export interface Client {
     context?: RequestContext,
   ): MaybePromise<schema.WriteTextFileResponse | void>;
   /** `fs/read_text_file`: read a text file, optionally a range of lines. */
-  readTextFile?(params: schema.ReadTextFileRequest, context?: RequestContext): MaybePromise<schema.ReadTextFileResponse>;
+  readTextFile?(
+    params: schema.ReadTextFileRequest,
+    context?: RequestContext,
+  ): MaybePromise<schema.ReadTextFileResponse>;
   /** `terminal/create`: start a command; answer with its terminal id right away. */
   createTerminal?(
     params: schema.CreateTerminalRequest,

@@ -30,7 +30,12 @@ function baseClient(overrides: Partial<Client> = {}): Client {
   };
 }
 
-const call = (id: number, method: string, params?: unknown) => ({ jsonrpc: "2.0", id, method, params });
+const call = (id: number, method: string, params?: unknown) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params,
+});
 
 describe("AgentSideConnection routing", () => {
   it("sends {} for void results of empty-result methods and fills absent params", async () => {
@@ -50,7 +55,10 @@ describe("AgentSideConnection routing", () => {
     await peer.write(call(1, "session/load", { sessionId: "s", cwd: "/", mcpServers: [] }));
     expect(await peer.next()).toMatchObject({ id: 1, error: { code: -32601 } });
     await peer.write(call(2, "_vendor/thing", {}));
-    expect(await peer.next()).toMatchObject({ id: 2, error: { code: -32601, data: { method: "_vendor/thing" } } });
+    expect(await peer.next()).toMatchObject({
+      id: 2,
+      error: { code: -32601, data: { method: "_vendor/thing" } },
+    });
   });
 
   it("answers -32602 with the failing paths before the handler runs", async () => {
@@ -59,7 +67,10 @@ describe("AgentSideConnection routing", () => {
     new AgentSideConnection(() => baseAgent({ newSession }), peer.stream);
     await peer.write(call(1, "session/new", { cwd: 42 }));
     const answer = await peer.next();
-    expect(answer).toMatchObject({ id: 1, error: { code: -32602, data: { method: "session/new" } } });
+    expect(answer).toMatchObject({
+      id: 1,
+      error: { code: -32602, data: { method: "session/new" } },
+    });
     const issues = (answer.error as { data: { issues: { path: string }[] } }).data.issues;
     expect(issues.map((i) => i.path).sort()).toEqual(["/cwd", "/mcpServers"]);
     expect(newSession).not.toHaveBeenCalled();
@@ -67,7 +78,10 @@ describe("AgentSideConnection routing", () => {
 
   it("answers -32603 when a handler with a required result returns nothing", async () => {
     const peer = rawPeer();
-    new AgentSideConnection(() => baseAgent({ newSession: (() => undefined) as never }), peer.stream);
+    new AgentSideConnection(
+      () => baseAgent({ newSession: (() => undefined) as never }),
+      peer.stream,
+    );
     await peer.write(call(1, "session/new", { cwd: "/", mcpServers: [] }));
     expect(await peer.next()).toMatchObject({ id: 1, error: { code: -32603 } });
   });
@@ -84,7 +98,11 @@ describe("AgentSideConnection routing", () => {
       peer.stream,
     );
     await peer.write(call(1, "_acme/ping", { n: 1 }));
-    expect(await peer.next()).toEqual({ jsonrpc: "2.0", id: 1, result: { method: "_acme/ping", echoed: { n: 1 } } });
+    expect(await peer.next()).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { method: "_acme/ping", echoed: { n: 1 } },
+    });
     await peer.write({ jsonrpc: "2.0", method: "_acme/note", params: { k: "v" } });
     await tick(5);
     expect(extNotification).toHaveBeenCalledWith("_acme/note", { k: "v" });
@@ -144,8 +162,12 @@ describe("ClientSideConnection", () => {
   it("delivers update kinds it does not know to sessionUpdate, and drops invalid known ones", async () => {
     const peer = rawPeer();
     const seen: SessionNotification[] = [];
-    new ClientSideConnection(() => baseClient({ sessionUpdate: (n) => void seen.push(n) }), peer.stream);
-    const note = (update: unknown) => peer.write({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } });
+    new ClientSideConnection(
+      () => baseClient({ sessionUpdate: (n) => void seen.push(n) }),
+      peer.stream,
+    );
+    const note = (update: unknown) =>
+      peer.write({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update } });
     await note({ sessionUpdate: "hologram_update", frames: 3 });
     await note({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: 7 } });
     await note({ sessionUpdate: "agent_message_chunk", content: { type: "video", url: "x" } });
@@ -201,7 +223,11 @@ describe("TerminalHandle", () => {
       return baseAgent();
     }, pair.agent);
     {
-      await using terminal = await connection.createTerminal({ sessionId: "s", command: "echo", args: ["hi"] });
+      await using terminal = await connection.createTerminal({
+        sessionId: "s",
+        command: "echo",
+        args: ["hi"],
+      });
       expect(terminal.id).toBe("t1");
       expect(await terminal.waitForExit()).toEqual({ exitCode: 0 });
       expect(await terminal.currentOutput()).toMatchObject({ output: "hi\n" });

@@ -79,7 +79,8 @@ export function buildRouter(
     if (name === undefined) throw new Error(`No handler name for ${side} method ${spec.method}`);
     const fn = target[name];
     if (typeof fn !== "function") continue;
-    if (spec.kind === "request") requests.set(spec.method, requestRoute(spec, target, fn as Handler));
+    if (spec.kind === "request")
+      requests.set(spec.method, requestRoute(spec, target, fn as Handler));
     else notifications.set(spec.method, notificationRoute(spec, target, fn as Handler));
   }
 
@@ -88,7 +89,12 @@ export function buildRouter(
     typeof extMethod === "function"
       ? {
           handle(params: unknown, context: InboundRequestContext) {
-            const result = (extMethod as Handler).call(target, context.method, extParams(params), context);
+            const result = (extMethod as Handler).call(
+              target,
+              context.method,
+              extParams(params),
+              context,
+            );
             const finish = (value: unknown): unknown => value ?? {};
             return isThenable(result) ? result.then(finish) : finish(result);
           },
@@ -102,16 +108,25 @@ export function buildRouter(
     },
     notification(method) {
       const route = notifications.get(method);
-      if (route !== undefined || known.has(method) || typeof extNotification !== "function") return route;
+      if (route !== undefined || known.has(method) || typeof extNotification !== "function")
+        return route;
       return {
-        handle: (params) => (extNotification as Handler).call(target, method, extParams(params)) as void | Promise<void>,
+        handle: (params) =>
+          (extNotification as Handler).call(
+            target,
+            method,
+            extParams(params),
+          ) as void | Promise<void>,
       };
     },
   };
 }
 
 /** The specs of the methods the *other* side handles, by wire name (for outbound calls). */
-export function outboundSpecs(peerSide: Exclude<MethodHandler, "both">, kind: MethodSpec["kind"]): Map<string, MethodSpec> {
+export function outboundSpecs(
+  peerSide: Exclude<MethodHandler, "both">,
+  kind: MethodSpec["kind"],
+): Map<string, MethodSpec> {
   const map = new Map<string, MethodSpec>();
   for (const spec of METHOD_SPECS) {
     if (spec.handledBy === peerSide && spec.kind === kind) map.set(spec.method, spec);

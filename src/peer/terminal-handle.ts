@@ -57,7 +57,11 @@ export class TerminalHandle {
   async release(options?: SendRequestOptions): Promise<schema.ReleaseTerminalResponse | void> {
     if (this.released) return;
     this.released = true;
-    return this.connection.request<schema.ReleaseTerminalResponse>("terminal/release", this.params(), options);
+    return this.connection.request<schema.ReleaseTerminalResponse>(
+      "terminal/release",
+      this.params(),
+      options,
+    );
   }
 
   /** Releases the terminal (for `await using`). */

@@ -19,6 +19,4 @@ export type UnknownTag = `${string} (unknown to acp-kit)`;
  * A variant of a union whose discriminator `K` holds a tag this version does not know.
  * All of its other fields are kept exactly as received.
  */
-export type UnknownVariant<K extends string> = { [P in K]: UnknownTag } & {
-  [key: string]: unknown;
-};
+export type UnknownVariant<K extends string> = Record<K, UnknownTag> & Record<string, unknown>;

@@ -52,9 +52,7 @@ export type WriteTextFileRequest = {
    * The whole new file; the client creates or overwrites it, no patching.
    */
   content: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -81,9 +79,7 @@ export type ReadTextFileRequest = {
    * Most lines to return (a line count, not bytes); omitted means through the end.
    */
   limit?: number | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -98,10 +94,8 @@ export type RequestPermissionRequest = {
    * The call in update form (only `toolCallId` required), usually one already reported.
    */
   toolCall: ToolCallUpdate;
-  options: Array<PermissionOption>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  options: PermissionOption[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -119,16 +113,14 @@ export type ToolCallUpdate = {
   /**
    * When present, the complete new content list; it is not appended.
    */
-  content?: Array<ToolCallContent> | null;
+  content?: ToolCallContent[] | null;
   /**
    * When present, the complete new location list; it is not appended.
    */
-  locations?: Array<ToolCallLocation> | null;
+  locations?: ToolCallLocation[] | null;
   rawInput?: unknown;
   rawOutput?: unknown;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -194,12 +186,10 @@ export type ContentBlock =
  * @see {@link https://agentclientprotocol.com/protocol/schema#annotations | Protocol reference}
  */
 export type Annotations = {
-  audience?: Array<Role> | null;
+  audience?: Role[] | null;
   lastModified?: string | null;
   priority?: number | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -217,9 +207,7 @@ export type Role = "assistant" | "user";
 export type TextContent = {
   annotations?: Annotations | null;
   text: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -232,9 +220,7 @@ export type ImageContent = {
   data: string;
   mimeType: string;
   uri?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -246,9 +232,7 @@ export type AudioContent = {
   annotations?: Annotations | null;
   data: string;
   mimeType: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -264,9 +248,7 @@ export type ResourceLink = {
   size?: number | null;
   title?: string | null;
   uri: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -285,9 +267,7 @@ export type TextResourceContents = {
   mimeType?: string | null;
   text: string;
   uri: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -299,9 +279,7 @@ export type BlobResourceContents = {
   blob: string;
   mimeType?: string | null;
   uri: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -312,9 +290,7 @@ export type BlobResourceContents = {
 export type EmbeddedResource = {
   annotations?: Annotations | null;
   resource: EmbeddedResourceResource;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -324,9 +300,7 @@ export type EmbeddedResource = {
  */
 export type Content = {
   content: ContentBlock;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -341,9 +315,7 @@ export type Diff = {
    */
   oldText?: string | null;
   newText: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -360,9 +332,7 @@ export type TerminalId = string;
  */
 export type Terminal = {
   terminalId: TerminalId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -376,9 +346,7 @@ export type ToolCallLocation = {
    * Line number, counting from 1.
    */
   line?: number | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -390,9 +358,7 @@ export type PermissionOption = {
   optionId: PermissionOptionId;
   name: string;
   kind: PermissionOptionKind;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -418,17 +384,15 @@ export type PermissionOptionKind = "allow_once" | "allow_always" | "reject_once"
 export type CreateTerminalRequest = {
   sessionId: SessionId;
   command: string;
-  args?: Array<string>;
-  env?: Array<EnvVariable>;
+  args?: string[];
+  env?: EnvVariable[];
   cwd?: string | null;
   /**
    * Most output bytes to keep. Past it, the client drops the oldest output (at a character
    * boundary), so the newest bytes are what remain.
    */
   outputByteLimit?: number | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -439,9 +403,7 @@ export type CreateTerminalRequest = {
 export type EnvVariable = {
   name: string;
   value: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -452,9 +414,7 @@ export type EnvVariable = {
 export type TerminalOutputRequest = {
   sessionId: SessionId;
   terminalId: TerminalId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -465,9 +425,7 @@ export type TerminalOutputRequest = {
 export type ReleaseTerminalRequest = {
   sessionId: SessionId;
   terminalId: TerminalId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -478,9 +436,7 @@ export type ReleaseTerminalRequest = {
 export type WaitForTerminalExitRequest = {
   sessionId: SessionId;
   terminalId: TerminalId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -491,9 +447,7 @@ export type WaitForTerminalExitRequest = {
 export type KillTerminalRequest = {
   sessionId: SessionId;
   terminalId: TerminalId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -508,9 +462,7 @@ export type CreateElicitationRequest = (
   | ((ElicitationSessionScope | ElicitationRequestScope) & UnknownVariant<"mode">)
 ) & {
   message: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -545,14 +497,10 @@ export type ElicitationRequestScope = {
 export type ElicitationSchema = {
   type?: ElicitationSchemaType;
   title?: string | null;
-  properties?: {
-    [key: string]: ElicitationPropertySchema;
-  };
-  required?: Array<string> | null;
+  properties?: Record<string, ElicitationPropertySchema>;
+  required?: string[] | null;
   description?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -592,9 +540,7 @@ export type EnumOption = {
   const: string;
   title: string;
   description?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -611,11 +557,9 @@ export type StringPropertySchema = {
   pattern?: string | null;
   format?: StringFormat | null;
   default?: string | null;
-  enum?: Array<string> | null;
-  oneOf?: Array<EnumOption> | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  enum?: string[] | null;
+  oneOf?: EnumOption[] | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -629,9 +573,7 @@ export type NumberPropertySchema = {
   minimum?: number | null;
   maximum?: number | null;
   default?: number | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -645,9 +587,7 @@ export type IntegerPropertySchema = {
   minimum?: number | null;
   maximum?: number | null;
   default?: number | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -659,9 +599,7 @@ export type BooleanPropertySchema = {
   title?: string | null;
   description?: string | null;
   default?: boolean | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -679,10 +617,8 @@ export type MultiSelectItems =
  * @see {@link https://agentclientprotocol.com/protocol/schema#stringmultiselectitems | Protocol reference}
  */
 export type StringMultiSelectItems = {
-  enum: Array<string>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  enum: string[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -691,10 +627,8 @@ export type StringMultiSelectItems = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#titledmultiselectitems | Protocol reference}
  */
 export type TitledMultiSelectItems = {
-  anyOf: Array<EnumOption>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  anyOf: EnumOption[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -709,10 +643,8 @@ export type MultiSelectPropertySchema = {
   minItems?: number | null;
   maxItems?: number | null;
   items: MultiSelectItems;
-  default?: Array<string> | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  default?: string[] | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -756,12 +688,8 @@ export type MessageMcpRequest = {
   serverId: McpServerAcpId;
   requestId: McpRequestId;
   method: string;
-  params?: {
-    [key: string]: unknown;
-  } | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  params?: Record<string, unknown> | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -843,14 +771,12 @@ export type InitializeResponse = {
    */
   protocolVersion: ProtocolVersion;
   agentCapabilities?: AgentCapabilities;
-  authMethods?: Array<AuthMethod>;
+  authMethods?: AuthMethod[];
   /**
    * Who the agent is. Optional in v1, but send it: later versions will require it.
    */
   agentInfo?: Implementation | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -879,9 +805,7 @@ export type AgentCapabilities = {
    * @experimental
    */
   providers?: ProvidersCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -897,9 +821,7 @@ export type PromptCapabilities = {
    * Whether the client may put `resource` blocks (inlined file contents) in a prompt.
    */
   embeddedContext?: boolean;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -916,9 +838,7 @@ export type McpCapabilities = {
    * @experimental
    */
   acp?: boolean;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -958,9 +878,7 @@ export type SessionCapabilities = {
   title?: SessionTitleCapabilities | null;
   resume?: SessionResumeCapabilities | null;
   close?: SessionCloseCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -969,9 +887,7 @@ export type SessionCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionlistcapabilities | Protocol reference}
  */
 export type SessionListCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -980,9 +896,7 @@ export type SessionListCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessiondeletecapabilities | Protocol reference}
  */
 export type SessionDeleteCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -991,9 +905,7 @@ export type SessionDeleteCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionadditionaldirectoriescapabilities | Protocol reference}
  */
 export type SessionAdditionalDirectoriesCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1007,9 +919,7 @@ export type SessionAdditionalDirectoriesCapabilities = {
  */
 export type SessionSystemPromptCapabilities = {
   mode?: SessionSystemPromptModeCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1022,9 +932,7 @@ export type SessionSystemPromptCapabilities = {
  */
 export type SessionSystemPromptModeCapabilities = {
   override?: SessionSystemPromptOverrideCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1037,9 +945,7 @@ export type SessionSystemPromptModeCapabilities = {
  * @experimental
  */
 export type SessionSystemPromptOverrideCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1051,9 +957,7 @@ export type SessionSystemPromptOverrideCapabilities = {
  * @experimental
  */
 export type SessionForkCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1066,9 +970,7 @@ export type SessionForkCapabilities = {
  * @experimental
  */
 export type SessionArchiveCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1080,9 +982,7 @@ export type SessionArchiveCapabilities = {
  * @experimental
  */
 export type SessionStatusCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1095,9 +995,7 @@ export type SessionStatusCapabilities = {
  * @experimental
  */
 export type SessionTitleCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1106,9 +1004,7 @@ export type SessionTitleCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionresumecapabilities | Protocol reference}
  */
 export type SessionResumeCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1117,9 +1013,7 @@ export type SessionResumeCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionclosecapabilities | Protocol reference}
  */
 export type SessionCloseCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1134,9 +1028,7 @@ export type AgentAuthCapabilities = {
    */
   status?: AuthStatusCapabilities | null;
   logout?: LogoutCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1148,9 +1040,7 @@ export type AgentAuthCapabilities = {
  * @experimental
  */
 export type AuthStatusCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1159,9 +1049,7 @@ export type AuthStatusCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#logoutcapabilities | Protocol reference}
  */
 export type LogoutCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1174,9 +1062,7 @@ export type LogoutCapabilities = {
  * @experimental
  */
 export type ProvidersCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1207,17 +1093,13 @@ export type AuthMethodTerminal = {
   /**
    * Arguments appended to the command the client launches the agent with.
    */
-  args?: Array<string>;
+  args?: string[];
   /**
    * Variables layered over the agent's launch environment. A plain name-to-value object, not
    * the `EnvVariable[]` list used elsewhere.
    */
-  env?: {
-    [key: string]: string;
-  };
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  env?: Record<string, string>;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1229,9 +1111,7 @@ export type AuthMethodAgent = {
   id: AuthMethodId;
   name: string;
   description?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1243,9 +1123,7 @@ export type Implementation = {
   name: string;
   title?: string | null;
   version: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1254,9 +1132,7 @@ export type Implementation = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#authenticateresponse | Protocol reference}
  */
 export type AuthenticateResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1268,10 +1144,8 @@ export type AuthenticateResponse = {
  * @experimental
  */
 export type ListProvidersResponse = {
-  providers: Array<ProviderInfo>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  providers: ProviderInfo[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1285,15 +1159,13 @@ export type ListProvidersResponse = {
  */
 export type ProviderInfo = {
   providerId: ProviderId;
-  supported: Array<LlmProtocol>;
+  supported: LlmProtocol[];
   /**
    * When `true`, the client must never call `providers/disable` on it.
    */
   required: boolean;
   current?: ProviderCurrentConfig | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1328,9 +1200,7 @@ export type LlmProtocol = "anthropic" | "openai" | "azure" | "vertex" | "bedrock
 export type ProviderCurrentConfig = {
   apiType: LlmProtocol;
   baseUrl: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1342,9 +1212,7 @@ export type ProviderCurrentConfig = {
  * @experimental
  */
 export type SetProviderResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1356,9 +1224,7 @@ export type SetProviderResponse = {
  * @experimental
  */
 export type DisableProviderResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1367,9 +1233,7 @@ export type DisableProviderResponse = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#logoutresponse | Protocol reference}
  */
 export type LogoutResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1386,10 +1250,8 @@ export type AuthStatusResponse = {
    * The field to act on. Handle an unrecognised value as `unknown`.
    */
   state: AuthState;
-  accounts?: Array<AuthAccount>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  accounts?: AuthAccount[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1419,9 +1281,7 @@ export type AuthAccount = {
   name?: string | null;
   email?: string | null;
   organization?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1432,10 +1292,8 @@ export type AuthAccount = {
 export type NewSessionResponse = {
   sessionId: SessionId;
   modes?: SessionModeState | null;
-  configOptions?: Array<SessionConfigOption> | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  configOptions?: SessionConfigOption[] | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1445,10 +1303,8 @@ export type NewSessionResponse = {
  */
 export type SessionModeState = {
   currentModeId: SessionModeId;
-  availableModes: Array<SessionMode>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  availableModes: SessionMode[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1467,9 +1323,7 @@ export type SessionMode = {
   id: SessionModeId;
   name: string;
   description?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1485,9 +1339,7 @@ export type SessionConfigOption = (
   name: string;
   description?: string | null;
   category?: SessionConfigOptionCategory | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1518,8 +1370,7 @@ export type SessionConfigValueId = string;
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#sessionconfigselectoptions | Protocol reference}
  */
-export type SessionConfigSelectOptions =
-  Array<SessionConfigSelectOption> | Array<SessionConfigSelectGroup>;
+export type SessionConfigSelectOptions = SessionConfigSelectOption[] | SessionConfigSelectGroup[];
 
 /**
  * One allowed value of a select config option.
@@ -1530,9 +1381,7 @@ export type SessionConfigSelectOption = {
   value: SessionConfigValueId;
   name: string;
   description?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1543,10 +1392,8 @@ export type SessionConfigSelectOption = {
 export type SessionConfigSelectGroup = {
   group: SessionConfigGroupId;
   name: string;
-  options: Array<SessionConfigSelectOption>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  options: SessionConfigSelectOption[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1582,10 +1429,8 @@ export type SessionConfigBoolean = {
  */
 export type LoadSessionResponse = {
   modes?: SessionModeState | null;
-  configOptions?: Array<SessionConfigOption> | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  configOptions?: SessionConfigOption[] | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1594,14 +1439,12 @@ export type LoadSessionResponse = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#listsessionsresponse | Protocol reference}
  */
 export type ListSessionsResponse = {
-  sessions: Array<SessionInfo>;
+  sessions: SessionInfo[];
   /**
    * Pass it back as `cursor` for the next page; absent on the last page. Treat it as opaque.
    */
   nextCursor?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1612,7 +1455,7 @@ export type ListSessionsResponse = {
 export type SessionInfo = {
   sessionId: SessionId;
   cwd: string;
-  additionalDirectories?: Array<string>;
+  additionalDirectories?: string[];
   title?: string | null;
   updatedAt?: string | null;
   /**
@@ -1621,9 +1464,7 @@ export type SessionInfo = {
    * @experimental
    */
   archived?: boolean | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1632,9 +1473,7 @@ export type SessionInfo = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#deletesessionresponse | Protocol reference}
  */
 export type DeleteSessionResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1648,10 +1487,8 @@ export type DeleteSessionResponse = {
 export type ForkSessionResponse = {
   sessionId: SessionId;
   modes?: SessionModeState | null;
-  configOptions?: Array<SessionConfigOption> | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  configOptions?: SessionConfigOption[] | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1663,9 +1500,7 @@ export type ForkSessionResponse = {
  * @experimental
  */
 export type ArchiveSessionResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1677,9 +1512,7 @@ export type ArchiveSessionResponse = {
  * @experimental
  */
 export type UnarchiveSessionResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1695,9 +1528,7 @@ export type SessionStatusResponse = {
    * Handle an unrecognised value as `saved`.
    */
   status: SessionStatus;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1724,9 +1555,7 @@ export type SetSessionTitleResponse = {
    * Show this rather than the title you sent: the agent may have normalised it.
    */
   title: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1736,10 +1565,8 @@ export type SetSessionTitleResponse = {
  */
 export type ResumeSessionResponse = {
   modes?: SessionModeState | null;
-  configOptions?: Array<SessionConfigOption> | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  configOptions?: SessionConfigOption[] | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1748,9 +1575,7 @@ export type ResumeSessionResponse = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#closesessionresponse | Protocol reference}
  */
 export type CloseSessionResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1759,9 +1584,7 @@ export type CloseSessionResponse = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#setsessionmoderesponse | Protocol reference}
  */
 export type SetSessionModeResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1770,10 +1593,8 @@ export type SetSessionModeResponse = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#setsessionconfigoptionresponse | Protocol reference}
  */
 export type SetSessionConfigOptionResponse = {
-  configOptions: Array<SessionConfigOption>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  configOptions: SessionConfigOption[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1788,9 +1609,7 @@ export type PromptResponse = {
    * @experimental
    */
   usage?: Usage | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1817,9 +1636,7 @@ export type Usage = {
   thoughtTokens?: number | null;
   cachedReadTokens?: number | null;
   cachedWriteTokens?: number | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1872,9 +1689,7 @@ export type AgentNotification = {
 export type SessionNotification = {
   sessionId: SessionId;
   update: SessionUpdate;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1924,9 +1739,7 @@ export type ContentChunk = {
    * and opaque.
    */
   messageId?: MessageId | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1940,20 +1753,18 @@ export type ToolCall = {
   name?: string | null;
   kind?: ToolKind;
   status?: ToolCallStatus;
-  content?: Array<ToolCallContent>;
+  content?: ToolCallContent[];
   /**
    * Files the call reads or edits, so the client can follow along.
    */
-  locations?: Array<ToolCallLocation>;
+  locations?: ToolCallLocation[];
   /**
    * The tool's input as the agent saw it: any JSON value, not necessarily an object.
    * For display or debugging.
    */
   rawInput?: unknown;
   rawOutput?: unknown;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1965,9 +1776,7 @@ export type PlanEntry = {
   content: string;
   priority: PlanEntryPriority;
   status: PlanEntryStatus;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -1993,10 +1802,8 @@ export type Plan = {
   /**
    * Every step with its current status, each time; drop the old list and keep this one.
    */
-  entries: Array<PlanEntry>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  entries: PlanEntry[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2033,10 +1840,8 @@ export type PlanId = string;
  */
 export type PlanItems = {
   planId: PlanId;
-  entries: Array<PlanEntry>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  entries: PlanEntry[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2050,9 +1855,7 @@ export type PlanItems = {
 export type PlanFile = {
   planId: PlanId;
   uri: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2066,9 +1869,7 @@ export type PlanFile = {
 export type PlanMarkdown = {
   planId: PlanId;
   content: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2081,9 +1882,7 @@ export type PlanMarkdown = {
  */
 export type PlanUpdate = {
   plan: PlanUpdateContent;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2096,9 +1895,7 @@ export type PlanUpdate = {
  */
 export type PlanRemoved = {
   planId: PlanId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2110,9 +1907,7 @@ export type AvailableCommand = {
   name: string;
   description: string;
   input?: AvailableCommandInput | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2129,9 +1924,7 @@ export type AvailableCommandInput = UnstructuredCommandInput;
  */
 export type UnstructuredCommandInput = {
   hint: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2140,10 +1933,8 @@ export type UnstructuredCommandInput = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#availablecommandsupdate | Protocol reference}
  */
 export type AvailableCommandsUpdate = {
-  availableCommands: Array<AvailableCommand>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  availableCommands: AvailableCommand[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2153,9 +1944,7 @@ export type AvailableCommandsUpdate = {
  */
 export type CurrentModeUpdate = {
   currentModeId: SessionModeId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2164,10 +1953,8 @@ export type CurrentModeUpdate = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#configoptionupdate | Protocol reference}
  */
 export type ConfigOptionUpdate = {
-  configOptions: Array<SessionConfigOption>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  configOptions: SessionConfigOption[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2184,9 +1971,7 @@ export type SessionInfoUpdate = {
    * Left out: keep it. `null`: remove it. A string: the new ISO 8601 last-activity time.
    */
   updatedAt?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2201,9 +1986,7 @@ export type Cost = {
    */
   amount: number;
   currency: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2215,9 +1998,7 @@ export type UsageUpdate = {
   used: number;
   size: number;
   cost?: Cost | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2237,9 +2018,7 @@ export type Notice = {
   severity: NoticeSeverity;
   title: string;
   description?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2269,11 +2048,9 @@ export type CompactionUpdate = {
    * Left out: unchanged. `null` or `[]`: cleared. Otherwise the whole summary, replacing the
    * old one.
    */
-  summary?: Array<ContentBlock> | null;
+  summary?: ContentBlock[] | null;
   error?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2285,9 +2062,7 @@ export type CompactionUpdate = {
 export type CompactionSummaryChunk = {
   compactionId: CompactionId;
   content: ContentBlock;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2301,9 +2076,7 @@ export type CompactionSummaryChunk = {
  */
 export type SubagentSessionCapabilities = {
   cancel?: SessionCancelCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2316,9 +2089,7 @@ export type SubagentSessionCapabilities = {
  * @experimental
  */
 export type SessionCancelCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2346,9 +2117,7 @@ export type StateUpdate =
  * @experimental
  */
 export type RunningStateUpdate = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2389,9 +2158,7 @@ export type IdleStateUpdate = (
     }
 ) & {
   usage?: Usage | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
   /**
    * Why the work stopped: a `StopReason` value, or `error` with an `error` field. Omitted,
    * `null` or malformed means not reported.
@@ -2408,9 +2175,7 @@ export type IdleStateUpdate = (
  * @experimental
  */
 export type RequiresActionStateUpdate = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2423,9 +2188,7 @@ export type RequiresActionStateUpdate = {
  * @experimental
  */
 export type UnknownStateUpdate = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2453,10 +2216,8 @@ export type SubagentUpdate = {
    */
   state?: StateUpdate | null;
   cwd?: string | null;
-  additionalDirectories?: Array<string> | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  additionalDirectories?: string[] | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2477,10 +2238,8 @@ export type SessionMessage = {
   /**
    * Left out: unchanged. `null` or `[]`: cleared. A non-empty array replaces all content.
    */
-  content?: Array<ContentBlock> | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  content?: ContentBlock[] | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2495,9 +2254,7 @@ export type SessionMessage = {
 export type SessionMessageChunk = {
   messageId: MessageId;
   content: ContentBlock;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2507,9 +2264,7 @@ export type SessionMessageChunk = {
  */
 export type CompleteElicitationNotification = {
   elicitationId: ElicitationId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2523,10 +2278,8 @@ export type CompleteElicitationNotification = {
  */
 export type AuthStatusUpdateNotification = {
   state: AuthState;
-  accounts?: Array<AuthAccount>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  accounts?: AuthAccount[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2586,9 +2339,7 @@ export type InitializeRequest = {
    * Who the client is. Optional in v1, but send it: later versions will require it.
    */
   clientInfo?: Implementation | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2618,9 +2369,7 @@ export type ClientCapabilities = {
   plan?: PlanCapabilities | null;
   auth?: AuthCapabilities;
   elicitation?: ElicitationCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2631,9 +2380,7 @@ export type ClientCapabilities = {
 export type FileSystemCapabilities = {
   readTextFile?: boolean;
   writeTextFile?: boolean;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2646,9 +2393,7 @@ export type ClientSessionCapabilities = {
   compaction?: CompactionCapabilities | null;
   configOptions?: SessionConfigOptionsCapabilities | null;
   notices?: NoticeCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2656,9 +2401,7 @@ export type ClientSessionCapabilities = {
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#compactioncapabilities | Protocol reference}
  */
-export type CompactionCapabilities = {
-  [key: string]: unknown;
-};
+export type CompactionCapabilities = Record<string, unknown>;
 
 /**
  * Which extra kinds of config option the client can display.
@@ -2667,9 +2410,7 @@ export type CompactionCapabilities = {
  */
 export type SessionConfigOptionsCapabilities = {
   boolean?: BooleanConfigOptionCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2678,9 +2419,7 @@ export type SessionConfigOptionsCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#booleanconfigoptioncapabilities | Protocol reference}
  */
 export type BooleanConfigOptionCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2688,9 +2427,7 @@ export type BooleanConfigOptionCapabilities = {
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#noticecapabilities | Protocol reference}
  */
-export type NoticeCapabilities = {
-  [key: string]: unknown;
-};
+export type NoticeCapabilities = Record<string, unknown>;
 
 /**
  * Marker object: the client understands child sessions (`subagent_update`) and messages
@@ -2702,9 +2439,7 @@ export type NoticeCapabilities = {
  * @experimental
  */
 export type SubagentCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2716,9 +2451,7 @@ export type SubagentCapabilities = {
  * @experimental
  */
 export type PlanCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2732,9 +2465,7 @@ export type AuthCapabilities = {
    * interactive terminal; the agent may then offer `terminal` methods.
    */
   terminal?: boolean;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2745,9 +2476,7 @@ export type AuthCapabilities = {
 export type ElicitationCapabilities = {
   form?: ElicitationFormCapabilities | null;
   url?: ElicitationUrlCapabilities | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2756,9 +2485,7 @@ export type ElicitationCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationformcapabilities | Protocol reference}
  */
 export type ElicitationFormCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2767,9 +2494,7 @@ export type ElicitationFormCapabilities = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationurlcapabilities | Protocol reference}
  */
 export type ElicitationUrlCapabilities = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2779,9 +2504,7 @@ export type ElicitationUrlCapabilities = {
  */
 export type AuthenticateRequest = {
   methodId: AuthMethodId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2793,9 +2516,7 @@ export type AuthenticateRequest = {
  * @experimental
  */
 export type ListProvidersRequest = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2814,12 +2535,8 @@ export type SetProviderRequest = {
   /**
    * The complete header map, credentials included; it replaces earlier headers.
    */
-  headers?: {
-    [key: string]: string;
-  };
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  headers?: Record<string, string>;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2832,9 +2549,7 @@ export type SetProviderRequest = {
  */
 export type DisableProviderRequest = {
   providerId: ProviderId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2843,9 +2558,7 @@ export type DisableProviderRequest = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#logoutrequest | Protocol reference}
  */
 export type LogoutRequest = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2858,9 +2571,7 @@ export type LogoutRequest = {
  * @experimental
  */
 export type AuthStatusRequest = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2878,8 +2589,8 @@ export type NewSessionRequest = {
    * Extra absolute workspace roots that widen what the session may touch; relative paths
    * still resolve against `cwd`. Needs `sessionCapabilities.additionalDirectories`.
    */
-  additionalDirectories?: Array<string>;
-  mcpServers: Array<McpServer>;
+  additionalDirectories?: string[];
+  mcpServers: McpServer[];
   /**
    * Instructions for the session; send only when the agent advertises
    * `sessionCapabilities.systemPrompt`. Omitted keeps the agent's defaults.
@@ -2887,9 +2598,7 @@ export type NewSessionRequest = {
    * @experimental
    */
   systemPrompt?: SystemPrompt | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2911,9 +2620,7 @@ export type McpServer =
 export type HttpHeader = {
   name: string;
   value: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2924,10 +2631,8 @@ export type HttpHeader = {
 export type McpServerHttp = {
   name: string;
   url: string;
-  headers: Array<HttpHeader>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  headers: HttpHeader[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2938,10 +2643,8 @@ export type McpServerHttp = {
 export type McpServerSse = {
   name: string;
   url: string;
-  headers: Array<HttpHeader>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  headers: HttpHeader[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2956,9 +2659,7 @@ export type McpServerSse = {
 export type McpServerAcp = {
   name: string;
   serverId: McpServerAcpId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2972,14 +2673,12 @@ export type McpServerStdio = {
   /**
    * Required even when empty: send `[]`.
    */
-  args: Array<string>;
+  args: string[];
   /**
    * Required even when empty: send `[]`.
    */
-  env: Array<EnvVariable>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  env: EnvVariable[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -2996,10 +2695,8 @@ export type SystemPrompt = {
   /**
    * The instructions. Only `text` blocks are allowed for now.
    */
-  content: Array<ContentBlock>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  content: ContentBlock[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3020,22 +2717,20 @@ export type SystemPromptMode = "append" | "override" | (string & {});
  * @see {@link https://agentclientprotocol.com/protocol/schema#loadsessionrequest | Protocol reference}
  */
 export type LoadSessionRequest = {
-  mcpServers: Array<McpServer>;
+  mcpServers: McpServer[];
   cwd: string;
   /**
    * When non-empty, the complete set of extra roots for the restored session; it replaces,
    * rather than extends, any earlier list.
    */
-  additionalDirectories?: Array<string>;
+  additionalDirectories?: string[];
   sessionId: SessionId;
   /**
    * Unstable: defined only in the protocol's unstable schema.
    * @experimental
    */
   systemPrompt?: SystemPrompt | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3056,9 +2751,7 @@ export type ListSessionsRequest = {
    * @experimental
    */
   archived?: SessionArchiveFilter | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3078,9 +2771,7 @@ export type SessionArchiveFilter = "exclude" | "include" | "only" | (string & {}
  */
 export type DeleteSessionRequest = {
   sessionId: SessionId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3095,12 +2786,10 @@ export type DeleteSessionRequest = {
 export type ForkSessionRequest = {
   sessionId: SessionId;
   cwd: string;
-  additionalDirectories?: Array<string>;
-  mcpServers?: Array<McpServer>;
+  additionalDirectories?: string[];
+  mcpServers?: McpServer[];
   systemPrompt?: SystemPrompt | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3114,9 +2803,7 @@ export type ForkSessionRequest = {
  */
 export type ArchiveSessionRequest = {
   sessionId: SessionId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3130,9 +2817,7 @@ export type ArchiveSessionRequest = {
  */
 export type UnarchiveSessionRequest = {
   sessionId: SessionId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3146,9 +2831,7 @@ export type UnarchiveSessionRequest = {
  */
 export type SessionStatusRequest = {
   sessionId: SessionId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3163,9 +2846,7 @@ export type SessionStatusRequest = {
 export type SetSessionTitleRequest = {
   sessionId: SessionId;
   title: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3180,19 +2861,17 @@ export type ResumeSessionRequest = {
    * When non-empty, the complete set of extra roots for the resumed session; it replaces,
    * rather than extends, any earlier list.
    */
-  additionalDirectories?: Array<string>;
+  additionalDirectories?: string[];
   /**
    * May be left out here (meaning none), unlike in `session/new` and `session/load`.
    */
-  mcpServers?: Array<McpServer>;
+  mcpServers?: McpServer[];
   /**
    * Unstable: defined only in the protocol's unstable schema.
    * @experimental
    */
   systemPrompt?: SystemPrompt | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3202,9 +2881,7 @@ export type ResumeSessionRequest = {
  */
 export type CloseSessionRequest = {
   sessionId: SessionId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3215,9 +2892,7 @@ export type CloseSessionRequest = {
 export type SetSessionModeRequest = {
   sessionId: SessionId;
   modeId: SessionModeId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3244,9 +2919,7 @@ export type SetSessionConfigOptionRequest = (
 ) & {
   sessionId: SessionId;
   configId: SessionConfigId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3260,10 +2933,8 @@ export type PromptRequest = {
    * The user's message. `text` and `resource_link` always work; other block types only if
    * `PromptCapabilities` allows them.
    */
-  prompt: Array<ContentBlock>;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  prompt: ContentBlock[];
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3298,9 +2969,7 @@ export type ClientResponse =
  * @see {@link https://agentclientprotocol.com/protocol/schema#writetextfileresponse | Protocol reference}
  */
 export type WriteTextFileResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3310,9 +2979,7 @@ export type WriteTextFileResponse = {
  */
 export type ReadTextFileResponse = {
   content: string;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3322,9 +2989,7 @@ export type ReadTextFileResponse = {
  */
 export type RequestPermissionResponse = {
   outcome: RequestPermissionOutcome;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3343,9 +3008,7 @@ export type RequestPermissionOutcome =
  */
 export type SelectedPermissionOutcome = {
   optionId: PermissionOptionId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3355,9 +3018,7 @@ export type SelectedPermissionOutcome = {
  */
 export type CreateTerminalResponse = {
   terminalId: TerminalId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3376,9 +3037,7 @@ export type TerminalOutputResponse = {
    * Present only once the command has ended.
    */
   exitStatus?: TerminalExitStatus | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3395,9 +3054,7 @@ export type TerminalExitStatus = {
    * The signal that ended the process; `null` on a normal exit.
    */
   signal?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3406,9 +3063,7 @@ export type TerminalExitStatus = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#releaseterminalresponse | Protocol reference}
  */
 export type ReleaseTerminalResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3419,9 +3074,7 @@ export type ReleaseTerminalResponse = {
 export type WaitForTerminalExitResponse = {
   exitCode?: number | null;
   signal?: string | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3430,9 +3083,7 @@ export type WaitForTerminalExitResponse = {
  * @see {@link https://agentclientprotocol.com/protocol/schema#killterminalresponse | Protocol reference}
  */
 export type KillTerminalResponse = {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3446,9 +3097,7 @@ export type CreateElicitationResponse = (
   | { action: "cancel" }
   | UnknownVariant<"action">
 ) & {
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3456,7 +3105,7 @@ export type CreateElicitationResponse = (
  *
  * @see {@link https://agentclientprotocol.com/protocol/schema#elicitationcontentvalue | Protocol reference}
  */
-export type ElicitationContentValue = (string & {}) | number | boolean | Array<string>;
+export type ElicitationContentValue = (string & {}) | number | boolean | string[];
 
 /**
  * The `accept` answer: the values the user entered, if any.
@@ -3467,9 +3116,7 @@ export type ElicitationAcceptAction = {
   /**
    * Answers keyed by form property name, shaped by the requested schema.
    */
-  content?: {
-    [key: string]: ElicitationContentValue;
-  } | null;
+  content?: Record<string, ElicitationContentValue> | null;
 };
 
 /**
@@ -3484,15 +3131,11 @@ export type ElicitationAcceptAction = {
 export type MessageMcpResponse =
   | {
       result: unknown;
-      _meta?: {
-        [key: string]: unknown;
-      } | null;
+      _meta?: Record<string, unknown> | null;
     }
   | {
       error: McpError;
-      _meta?: {
-        [key: string]: unknown;
-      } | null;
+      _meta?: Record<string, unknown> | null;
     };
 
 /**
@@ -3526,9 +3169,7 @@ export type ClientNotification = {
  */
 export type CancelNotification = {
   sessionId: SessionId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3544,12 +3185,8 @@ export type MessageMcpNotification = {
   serverId: McpServerAcpId;
   requestId: McpRequestId;
   method: string;
-  params?: {
-    [key: string]: unknown;
-  } | null;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  params?: Record<string, unknown> | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3559,9 +3196,7 @@ export type MessageMcpNotification = {
  */
 export type CancelRequestNotification = {
   requestId: RequestId;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3604,9 +3239,7 @@ export type ProxySuccessorRequest = {
    * Forwarded untouched; omitted or `null` means none, otherwise an object or array.
    */
   params?: unknown;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
@@ -3672,9 +3305,7 @@ export type ProxyNotification = {
 export type ProxySuccessorNotification = {
   method: string;
   params?: unknown;
-  _meta?: {
-    [key: string]: unknown;
-  } | null;
+  _meta?: Record<string, unknown> | null;
 };
 
 /**
