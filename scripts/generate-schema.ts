@@ -61,7 +61,7 @@ function emitValidators(sdkVersion: string): string {
   return [
     header(sdkVersion),
     "/* eslint-disable */",
-    'import { escapePointer, fail, hasMinCodePoints, jsonType, validatorState, type RawValidator } from "./runtime.js";',
+    'import { escapePointer, fail, hasMinCodePoints, jsonType, repair, validatorState, type RawValidator } from "./runtime.js";',
     'import type { SchemaTypes } from "./types.gen.js";',
     "",
     compiler.source(),

@@ -235,10 +235,11 @@ export class ValidatorCompiler {
     }
     if (hasArrayPart) {
       const item = this.compile(node.items!, `${label}[]`);
+      const skipInvalid = node["x-deserialize-skip-invalid-items"] === true;
       const body = [
         `for (let i = 0; i < v.length; i++) {`,
         `  const e = v[i];`,
-        `  ${failWith(item, "e", `p === undefined ? undefined : p + "/" + i`, `p + "/" + i`)}`,
+        `  ${failWith(item, "e", `p === undefined ? undefined : p + "/" + i`, `p + "/" + i`, skipInvalid ? 'repair(p, i, "drop");' : "")}`,
         `}`,
       ];
       if (arrayOnly) lines.push(...body.map((l) => "  " + l));
@@ -343,15 +344,16 @@ export class ValidatorCompiler {
       const access = `v[${quote(name)}]`;
       const q = subPath("p", name);
       const qFail = `p + ${quote("/" + pointerKey(name))}`;
+      const fix = propertyRepair(sub, name, x);
       if (required.has(name)) {
         lines.push(`const ${x} = ${access};`);
         lines.push(
           `if (${x} === undefined) { if (p === undefined) return false; ok = fail(${qFail}, "is required"); }`,
         );
-        if (!check.always) lines.push(`else ${failWith(check, x, q, qFail)}`);
+        if (!check.always) lines.push(`else ${failWith(check, x, q, qFail, fix)}`);
       } else if (!check.always) {
         lines.push(`const ${x} = ${access};`);
-        lines.push(`if (${x} !== undefined) ${failWith(check, x, q, qFail)}`);
+        lines.push(`if (${x} !== undefined) ${failWith(check, x, q, qFail, fix)}`);
       }
       required.delete(name);
     }
@@ -545,13 +547,35 @@ export class ValidatorCompiler {
   }
 }
 
-/** The statement that runs `check` on `x` and records a failure at `qFail`. */
-function failWith(check: Check, x: string, q: string, qFail: string): string {
+/**
+ * The statement that runs `check` on `x` and records a failure at `qFail`; `onFail` is a
+ * statement run first in the recording pass (used to record repairs).
+ */
+function failWith(check: Check, x: string, q: string, qFail: string, onFail = ""): string {
   if (check.always) return "";
+  const before = onFail === "" ? "" : ` ${onFail}`;
   if (check.msg !== undefined) {
-    return `if (!(${check.inv(x, q)})) { if (p === undefined) return false; ok = fail(${qFail}, ${quote(check.msg)}); }`;
+    return `if (!(${check.inv(x, q)})) { if (p === undefined) return false;${before} ok = fail(${qFail}, ${quote(check.msg)}); }`;
   }
-  return `if (!${check.inv(x, q)}) { if (p === undefined) return false; ok = false; }`;
+  return `if (!${check.inv(x, q)}) { if (p === undefined) return false;${before} ok = false; }`;
+}
+
+/** The repair statement for an invalid property, from the schema's leniency annotations. */
+function propertyRepair(sub: SchemaNode, name: string, x: string): string {
+  if (typeof sub === "boolean") return "";
+  if (sub["x-deserialize-default-on-error"] === true) return `repair(p, ${quote(name)}, "delete");`;
+  if (sub["x-deserialize-default-on-null"] === true) {
+    const types = Array.isArray(sub.type) ? sub.type : [sub.type];
+    const action = types.includes("array")
+      ? "empty-array"
+      : types.includes("object")
+        ? "empty-object"
+        : undefined;
+    if (action === undefined)
+      throw new Error(`default-on-null on ${name} needs an array or object type`);
+    return `if (${x} === null) repair(p, ${quote(name)}, "${action}");`;
+  }
+  return "";
 }
 
 /** A tagged branch without its tag constraint (the switch already checked it). */

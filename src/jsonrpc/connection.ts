@@ -9,7 +9,7 @@ import { ConnectionError } from "./errors.js";
 import { Lifecycle, type CloseCause } from "./lifecycle.js";
 import { silentLogger, type Logger } from "./logger.js";
 import type { Stream } from "./messages.js";
-import { PendingRequest, PendingRequests, type ResultShape } from "./pending.js";
+import { PendingRequest, PendingRequests, type ResultPolicy, type ResultShape } from "./pending.js";
 import { transportFor, type Transport } from "./transport.js";
 
 /** Options of a connection. */
@@ -18,6 +18,14 @@ export interface ConnectionOptions {
   readonly logger?: Logger;
   /** A timeout applied to every outbound request that does not set its own. Default: none. */
   readonly requestTimeoutMs?: number;
+  /**
+   * Decode inbound params and results like the protocol's reference implementation:
+   * optional fields the schema marks as "default on error" are dropped when invalid, and
+   * invalid items of lists marked "skip invalid items" are skipped, with a warning,
+   * instead of rejecting the whole message. Default `true`; `false` rejects anything that
+   * does not match the schema exactly.
+   */
+  readonly lenient?: boolean;
 }
 
 /** Per-request options of an outbound request. */
@@ -44,6 +52,7 @@ export class JsonRpcConnection {
   private readonly pending = new PendingRequests();
   private readonly dispatcher: Dispatcher;
   private readonly defaultTimeoutMs: number | undefined;
+  private readonly policy: ResultPolicy;
   private nextId = 0;
 
   /**
@@ -56,10 +65,12 @@ export class JsonRpcConnection {
   constructor(stream: Stream, router: Router, options: ConnectionOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.defaultTimeoutMs = options.requestTimeoutMs;
+    this.policy = { lenient: options.lenient ?? true, logger: this.logger };
     const lifecycle = this.lifecycle;
     this.dispatcher = new Dispatcher(
       {
         logger: this.logger,
+        lenient: this.policy.lenient,
         send: (message) => this.trySend(message),
         onResponse: (message) => {
           this.onResponse(message);
@@ -143,6 +154,7 @@ export class JsonRpcConnection {
         resolve as (v: unknown) => void,
         reject,
         shape,
+        this.policy,
       );
       try {
         void this.transport.send({ jsonrpc: "2.0", id, method, params });

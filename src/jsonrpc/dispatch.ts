@@ -9,7 +9,12 @@
  *
  * @module
  */
-import { runValidator, type RawValidator } from "../schema/runtime.js";
+import {
+  runValidator,
+  salvage,
+  type RawValidator,
+  type ValidationIssue,
+} from "../schema/runtime.js";
 import { ErrorCodes, RequestError, isAbortError } from "./errors.js";
 import { InboundRequest, type InboundRequestContext } from "./inbound.js";
 import type { Logger } from "./logger.js";
@@ -49,6 +54,8 @@ export interface Router {
 /** What the dispatcher needs from its connection. */
 export interface DispatchHost {
   readonly logger: Logger;
+  /** Repair what the schema allows to repair instead of rejecting (see `salvage`). */
+  readonly lenient: boolean;
   /** Sends a message; returns false when it could not be serialised. */
   send(message: object): boolean;
   /** Settles an outbound request with a response message. */
@@ -166,15 +173,17 @@ export class Dispatcher {
     if ((params === undefined || params === null) && route.optionalParams === true) params = {};
     const validate = route.validate;
     if (validate !== undefined && !validate(params, undefined)) {
-      const outcome = runValidator(validate, params);
-      const issues = outcome.ok ? [] : outcome.issues;
-      this.host.logger.warn?.("Answered -32602 to a request with invalid params", {
-        method,
-        id,
-        issues,
-      });
-      this.answerError(id, RequestError.invalidParams({ method, issues }));
-      return;
+      const checked = this.check(validate, params, method);
+      if (!checked.ok) {
+        this.host.logger.warn?.("Answered -32602 to a request with invalid params", {
+          method,
+          id,
+          issues: checked.issues,
+        });
+        this.answerError(id, RequestError.invalidParams({ method, issues: checked.issues }));
+        return;
+      }
+      params = checked.value;
     }
     const request = new InboundRequest(id, method);
     this.running.set(id, request);
@@ -209,12 +218,15 @@ export class Dispatcher {
     if ((params === undefined || params === null) && route.optionalParams === true) params = {};
     const validate = route.validate;
     if (validate !== undefined && !validate(params, undefined)) {
-      const outcome = runValidator(validate, params);
-      this.host.logger.warn?.("Dropped a notification with invalid params", {
-        method,
-        issues: outcome.ok ? [] : outcome.issues,
-      });
-      return;
+      const checked = this.check(validate, params, method);
+      if (!checked.ok) {
+        this.host.logger.warn?.("Dropped a notification with invalid params", {
+          method,
+          issues: checked.issues,
+        });
+        return;
+      }
+      params = checked.value;
     }
     let result: void | Promise<void>;
     try {
@@ -228,6 +240,25 @@ export class Dispatcher {
         this.host.logger.error?.("A notification handler failed", { method, error });
       });
     }
+  }
+
+  /** Explains (and, when lenient, repairs) params that failed the fast check. */
+  private check(
+    validate: RawValidator,
+    params: unknown,
+    method: string,
+  ): { ok: true; value: unknown } | { ok: false; issues: readonly ValidationIssue[] } {
+    if (!this.host.lenient) {
+      const outcome = runValidator(validate, params);
+      return outcome.ok ? { ok: true, value: outcome.value } : outcome;
+    }
+    const outcome = salvage(validate, params);
+    if (!outcome.ok) return outcome;
+    this.host.logger.warn?.("Repaired invalid optional parts of inbound params", {
+      method,
+      repaired: outcome.repaired,
+    });
+    return { ok: true, value: outcome.value };
   }
 
   private onCancelRequest(params: unknown): void {

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { runValidator, type RawValidator } from "../schema/runtime.js";
+import { runValidator, salvage, type RawValidator } from "../schema/runtime.js";
+import type { Logger } from "./logger.js";
 import { ConnectionError, RequestError } from "./errors.js";
 import { isPlainObject, type JsonRpcId } from "./messages.js";
 
@@ -14,6 +15,14 @@ export interface ResultShape {
   readonly validate?: RawValidator | undefined;
   /** When true, a `null` result is read as `{}` (lenient peers send `null` for empty results). */
   readonly emptyResult?: boolean | undefined;
+}
+
+/** How results are checked, connection-wide. */
+export interface ResultPolicy {
+  /** Repair what the schema allows to repair instead of rejecting (see `salvage`). */
+  readonly lenient: boolean;
+  /** Where repairs are reported. */
+  readonly logger: Logger;
 }
 
 /** One request waiting for its answer. */
@@ -28,6 +37,7 @@ export class PendingRequest {
     private readonly resolve: (value: unknown) => void,
     private readonly reject: (error: unknown) => void,
     private readonly shape: ResultShape | undefined,
+    private readonly policy: ResultPolicy,
   ) {}
 
   /** Settles with a response message (`result` or `error`). */
@@ -55,14 +65,28 @@ export class PendingRequest {
     if (result === null && this.shape?.emptyResult === true) result = {};
     const validate = this.shape?.validate;
     if (validate !== undefined && !validate(result, undefined)) {
-      const outcome = runValidator(validate, result);
-      const issues = outcome.ok ? [] : outcome.issues;
-      this.reject(
-        new ConnectionError("invalid_response", `The peer's result for ${this.method} is invalid`, {
-          issues,
-        }),
-      );
-      return;
+      const outcome = this.policy.lenient
+        ? salvage(validate, result)
+        : runValidator(validate, result);
+      if (!outcome.ok) {
+        this.reject(
+          new ConnectionError(
+            "invalid_response",
+            `The peer's result for ${this.method} is invalid`,
+            {
+              issues: outcome.issues,
+            },
+          ),
+        );
+        return;
+      }
+      if ("repaired" in outcome) {
+        this.policy.logger.warn?.("Repaired invalid optional parts of a result", {
+          method: this.method,
+          repaired: outcome.repaired,
+        });
+      }
+      result = outcome.value;
     }
     this.resolve(result);
   }

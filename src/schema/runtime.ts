@@ -24,12 +24,30 @@ export type RawValidator = (value: unknown, path: string | undefined) => boolean
 export const MAX_ISSUES = 20;
 
 /**
+ * A repair the schema allows for an invalid part of a value, as the protocol's reference
+ * decoder does: drop an invalid optional field (`x-deserialize-default-on-error`), reset a
+ * `null` to its default (`x-deserialize-default-on-null`), or skip an invalid list item
+ * (`x-deserialize-skip-invalid-items`).
+ * @internal
+ */
+export interface Repair {
+  /** JSON Pointer of the object or array holding the invalid part. */
+  readonly path: string;
+  /** The property name or array index of the invalid part. */
+  readonly key: string | number;
+  /** What to do with it. */
+  readonly action: "delete" | "empty-array" | "empty-object" | "drop";
+}
+
+/**
  * Mutable state shared by the generated validators during one (synchronous) run.
  * @internal
  */
 export const validatorState = {
   /** Issues recorded by the current recording pass. */
   issues: [] as ValidationIssue[],
+  /** Repairs recorded by the current recording pass. */
+  repairs: [] as Repair[],
   /** When true, an unknown variant of an open union is an error instead of a pass-through. */
   strict: false,
   /** How many unknown variants of open unions the current run let through. */
@@ -43,6 +61,16 @@ export const validatorState = {
 export function fail(path: string, message: string): false {
   const issues = validatorState.issues;
   if (issues.length < MAX_ISSUES) issues.push({ path, message });
+  return false;
+}
+
+/**
+ * Records that the invalid part `key` of the value at `path` may be repaired; returns
+ * `false` like {@link fail}.
+ * @internal
+ */
+export function repair(path: string, key: string | number, action: Repair["action"]): false {
+  validatorState.repairs.push({ path, key, action });
   return false;
 }
 
@@ -128,4 +156,108 @@ export function runValidator<T>(
   validatorState.issues = [];
   if (issues.length === 0) issues.push({ path: "", message: "does not match the schema" });
   return { ok: false, issues };
+}
+
+/** The outcome of {@link salvage}: valid as received, valid after repairs, or invalid. */
+export type SalvageResult<T> =
+  | {
+      readonly ok: true;
+      readonly value: T;
+      /** What was repaired (empty when the value was valid as received). */
+      readonly repaired: readonly ValidationIssue[];
+    }
+  | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
+
+const MAX_SALVAGE_ROUNDS = 4;
+
+function pointerSegments(path: string): string[] {
+  if (path === "") return [];
+  return path
+    .slice(1)
+    .split("/")
+    .map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
+function resolvePointer(root: unknown, path: string): unknown {
+  let node = root;
+  for (const segment of pointerSegments(path)) {
+    if (typeof node !== "object" || node === null) return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node;
+}
+
+function keyPath(repair: Repair): string {
+  return `${repair.path}/${escapePointer(String(repair.key))}`;
+}
+
+/** Keeps only repairs with no other repair beneath them, deepest array indexes first. */
+function leafRepairs(repairs: readonly Repair[]): Repair[] {
+  const unique = new Map<string, Repair>();
+  for (const r of repairs) unique.set(keyPath(r), r);
+  const paths = [...unique.keys()];
+  const leaves = [...unique.entries()]
+    .filter(([path]) => !paths.some((other) => other !== path && other.startsWith(path + "/")))
+    .map(([, r]) => r);
+  // Remove higher indexes first so that lower ones stay valid.
+  return leaves.sort((a, b) =>
+    typeof a.key === "number" && typeof b.key === "number" && a.path === b.path ? b.key - a.key : 0,
+  );
+}
+
+function applyRepair(root: unknown, fix: Repair): boolean {
+  const holder = resolvePointer(root, fix.path);
+  if (typeof holder !== "object" || holder === null) return false;
+  if (fix.action === "drop") {
+    if (!Array.isArray(holder) || typeof fix.key !== "number" || fix.key >= holder.length)
+      return false;
+    holder.splice(fix.key, 1);
+    return true;
+  }
+  const record = holder as Record<string, unknown>;
+  const key = String(fix.key);
+  if (!(key in record)) return false;
+  if (fix.action === "empty-array" || fix.action === "empty-object") {
+    if (record[key] !== null) return false;
+    record[key] = fix.action === "empty-array" ? [] : {};
+    return true;
+  }
+  // "delete": the field reads as absent, i.e. its default.
+  Reflect.deleteProperty(record, key);
+  return true;
+}
+
+/**
+ * Validates `value`; when it is invalid only in parts the schema allows to repair, repairs
+ * them in place (as the protocol's reference decoder does) and returns the repaired value.
+ * Anything else invalid fails as with {@link runValidator}.
+ * @internal
+ */
+export function salvage<T>(validator: RawValidator, value: unknown): SalvageResult<T> {
+  const first = runValidator<T>(validator, value);
+  if (first.ok) return { ok: true, value: first.value, repaired: [] };
+  const repaired: ValidationIssue[] = [];
+  for (let round = 0; round < MAX_SALVAGE_ROUNDS; round++) {
+    validatorState.repairs = [];
+    validatorState.issues = [];
+    validator(value, "");
+    const issues = validatorState.issues;
+    const fixes = leafRepairs(validatorState.repairs);
+    validatorState.repairs = [];
+    validatorState.issues = [];
+    let applied = 0;
+    for (const fix of fixes) {
+      if (!applyRepair(value, fix)) continue;
+      applied++;
+      const at = keyPath(fix);
+      const cause = issues.find((i) => i.path === at || i.path.startsWith(at + "/"));
+      repaired.push({
+        path: at,
+        message: `${fix.action === "drop" ? "dropped" : fix.action === "delete" ? "removed" : "reset to empty"}${cause === undefined ? "" : ` (${cause.message})`}`,
+      });
+    }
+    if (applied === 0) break;
+    if (validator(value, undefined)) return { ok: true, value: value as T, repaired };
+  }
+  return { ok: false, issues: first.issues };
 }

@@ -6,6 +6,7 @@ import {
   fail,
   hasMinCodePoints,
   jsonType,
+  repair,
   validatorState,
   type RawValidator,
 } from "./runtime.js";
@@ -77,6 +78,7 @@ function f2(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -155,6 +157,7 @@ function f3(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -236,6 +239,7 @@ function f16(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_Role(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -252,24 +256,28 @@ function f15(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!f16(x0, p === undefined ? undefined : p + "/audience")) {
       if (p === undefined) return false;
+      repair(p, "audience", "delete");
       ok = false;
     }
   const x1 = v["lastModified"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "lastModified", "delete");
       ok = fail(p + "/lastModified", "must be string or null");
     }
   const x2 = v["priority"];
   if (x2 !== undefined)
     if (!(typeof x2 === "number" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "priority", "delete");
       ok = fail(p + "/priority", "must be number or null");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -298,6 +306,7 @@ function f14(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u17(x0, p === undefined ? undefined : p + "/annotations")) {
       if (p === undefined) return false;
+      repair(p, "annotations", "delete");
       ok = false;
     }
   const x1 = v["text"];
@@ -312,6 +321,7 @@ function f14(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -340,6 +350,7 @@ function f18(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u19(x0, p === undefined ? undefined : p + "/annotations")) {
       if (p === undefined) return false;
+      repair(p, "annotations", "delete");
       ok = false;
     }
   const x1 = v["data"];
@@ -362,12 +373,14 @@ function f18(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!(typeof x3 === "string" || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "uri", "delete");
       ok = fail(p + "/uri", "must be string or null");
     }
   const x4 = v["_meta"];
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -396,6 +409,7 @@ function f20(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u21(x0, p === undefined ? undefined : p + "/annotations")) {
       if (p === undefined) return false;
+      repair(p, "annotations", "delete");
       ok = false;
     }
   const x1 = v["data"];
@@ -418,6 +432,7 @@ function f20(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -461,18 +476,21 @@ function f22(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u23(x0, p === undefined ? undefined : p + "/annotations")) {
       if (p === undefined) return false;
+      repair(p, "annotations", "delete");
       ok = false;
     }
   const x1 = v["description"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x2 = v["mimeType"];
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "mimeType", "delete");
       ok = fail(p + "/mimeType", "must be string or null");
     }
   const x3 = v["name"];
@@ -487,12 +505,14 @@ function f22(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!f24(x4, p === undefined ? undefined : p + "/size")) {
       if (p === undefined) return false;
+      repair(p, "size", "delete");
       ok = false;
     }
   const x5 = v["title"];
   if (x5 !== undefined)
     if (!(typeof x5 === "string" || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x6 = v["uri"];
@@ -507,6 +527,7 @@ function f22(v: any, p: string | undefined): boolean {
   if (x7 !== undefined)
     if (!((typeof x7 === "object" && x7 !== null && !Array.isArray(x7)) || x7 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -535,6 +556,7 @@ function f27(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "string" || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "mimeType", "delete");
       ok = fail(p + "/mimeType", "must be string or null");
     }
   const x1 = v["text"];
@@ -557,6 +579,7 @@ function f27(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -583,6 +606,7 @@ function f28(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "mimeType", "delete");
       ok = fail(p + "/mimeType", "must be string or null");
     }
   const x2 = v["uri"];
@@ -597,6 +621,7 @@ function f28(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -629,6 +654,7 @@ function f25(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u26(x0, p === undefined ? undefined : p + "/annotations")) {
       if (p === undefined) return false;
+      repair(p, "annotations", "delete");
       ok = false;
     }
   const x1 = v["resource"];
@@ -643,6 +669,7 @@ function f25(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -720,6 +747,7 @@ function f12(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -746,6 +774,7 @@ function f30(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "oldText", "delete");
       ok = fail(p + "/oldText", "must be string or null");
     }
   const x2 = v["newText"];
@@ -760,6 +789,7 @@ function f30(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -790,6 +820,7 @@ function f31(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -850,6 +881,7 @@ function f10(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_ToolCallContent(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -890,12 +922,14 @@ function f33(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!f34(x1, p === undefined ? undefined : p + "/line")) {
       if (p === undefined) return false;
+      repair(p, "line", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -915,6 +949,7 @@ function f32(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_ToolCallLocation(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -939,42 +974,49 @@ function f7(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!u8(x1, p === undefined ? undefined : p + "/kind")) {
       if (p === undefined) return false;
+      repair(p, "kind", "delete");
       ok = false;
     }
   const x2 = v["status"];
   if (x2 !== undefined)
     if (!u9(x2, p === undefined ? undefined : p + "/status")) {
       if (p === undefined) return false;
+      repair(p, "status", "delete");
       ok = false;
     }
   const x3 = v["title"];
   if (x3 !== undefined)
     if (!(typeof x3 === "string" || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x4 = v["name"];
   if (x4 !== undefined)
     if (!(typeof x4 === "string" || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "name", "delete");
       ok = fail(p + "/name", "must be string or null");
     }
   const x5 = v["content"];
   if (x5 !== undefined)
     if (!f10(x5, p === undefined ? undefined : p + "/content")) {
       if (p === undefined) return false;
+      repair(p, "content", "delete");
       ok = false;
     }
   const x6 = v["locations"];
   if (x6 !== undefined)
     if (!f32(x6, p === undefined ? undefined : p + "/locations")) {
       if (p === undefined) return false;
+      repair(p, "locations", "delete");
       ok = false;
     }
   const x9 = v["_meta"];
   if (x9 !== undefined)
     if (!((typeof x9 === "object" && x9 !== null && !Array.isArray(x9)) || x9 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1032,6 +1074,7 @@ function f36(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1088,6 +1131,7 @@ function f6(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1136,6 +1180,7 @@ function f40(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1200,12 +1245,14 @@ function f37(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!f38(x2, p === undefined ? undefined : p + "/args")) {
       if (p === undefined) return false;
+      if (x2 === null) repair(p, "args", "empty-array");
       ok = false;
     }
   const x3 = v["env"];
   if (x3 !== undefined)
     if (!f39(x3, p === undefined ? undefined : p + "/env")) {
       if (p === undefined) return false;
+      if (x3 === null) repair(p, "env", "empty-array");
       ok = false;
     }
   const x4 = v["cwd"];
@@ -1224,6 +1271,7 @@ function f37(v: any, p: string | undefined): boolean {
   if (x6 !== undefined)
     if (!((typeof x6 === "object" && x6 !== null && !Array.isArray(x6)) || x6 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1258,6 +1306,7 @@ function f42(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1292,6 +1341,7 @@ function f43(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1326,6 +1376,7 @@ function f44(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1360,6 +1411,7 @@ function f45(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1396,6 +1448,7 @@ function f47(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!u48(x1, p === undefined ? undefined : p + "/toolCallId")) {
       if (p === undefined) return false;
+      repair(p, "toolCallId", "delete");
       ok = false;
     }
   return ok;
@@ -1534,12 +1587,14 @@ function f61(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1575,12 +1630,14 @@ function f55(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "string" || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x1 = v["description"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x2 = v["minLength"];
@@ -1611,6 +1668,7 @@ function f55(v: any, p: string | undefined): boolean {
   if (x6 !== undefined)
     if (!(typeof x6 === "string" || x6 === null)) {
       if (p === undefined) return false;
+      repair(p, "default", "delete");
       ok = fail(p + "/default", "must be string or null");
     }
   const x7 = v["enum"];
@@ -1629,6 +1687,7 @@ function f55(v: any, p: string | undefined): boolean {
   if (x9 !== undefined)
     if (!((typeof x9 === "object" && x9 !== null && !Array.isArray(x9)) || x9 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1647,12 +1706,14 @@ function f62(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "string" || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x1 = v["description"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x2 = v["minimum"];
@@ -1671,12 +1732,14 @@ function f62(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!(typeof x4 === "number" || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "default", "delete");
       ok = fail(p + "/default", "must be number or null");
     }
   const x5 = v["_meta"];
   if (x5 !== undefined)
     if (!((typeof x5 === "object" && x5 !== null && !Array.isArray(x5)) || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1740,12 +1803,14 @@ function f63(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "string" || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x1 = v["description"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x2 = v["minimum"];
@@ -1764,12 +1829,14 @@ function f63(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!f66(x4, p === undefined ? undefined : p + "/default")) {
       if (p === undefined) return false;
+      repair(p, "default", "delete");
       ok = false;
     }
   const x5 = v["_meta"];
   if (x5 !== undefined)
     if (!((typeof x5 === "object" && x5 !== null && !Array.isArray(x5)) || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1788,24 +1855,28 @@ function f67(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "string" || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x1 = v["description"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x2 = v["default"];
   if (x2 !== undefined)
     if (!(typeof x2 === "boolean" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "default", "delete");
       ok = fail(p + "/default", "must be boolean or null");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1878,6 +1949,7 @@ function f72(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -1960,6 +2032,7 @@ function f76(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2005,6 +2078,7 @@ function f78(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!(typeof e === "string")) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = fail(p + "/" + i, "must be string");
       }
     }
@@ -2021,12 +2095,14 @@ function f68(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "string" || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x1 = v["description"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x2 = v["minItems"];
@@ -2053,12 +2129,14 @@ function f68(v: any, p: string | undefined): boolean {
   if (x5 !== undefined)
     if (!f78(x5, p === undefined ? undefined : p + "/default")) {
       if (p === undefined) return false;
+      repair(p, "default", "delete");
       ok = false;
     }
   const x6 = v["_meta"];
   if (x6 !== undefined)
     if (!((typeof x6 === "object" && x6 !== null && !Array.isArray(x6)) || x6 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2217,12 +2295,14 @@ function f52(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!v_ElicitationSchemaType(x0, p === undefined ? undefined : p + "/type")) {
       if (p === undefined) return false;
+      repair(p, "type", "delete");
       ok = false;
     }
   const x1 = v["title"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x2 = v["properties"];
@@ -2241,12 +2321,14 @@ function f52(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!(typeof x4 === "string" || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x5 = v["_meta"];
   if (x5 !== undefined)
     if (!((typeof x5 === "object" && x5 !== null && !Array.isArray(x5)) || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2432,6 +2514,7 @@ function f87(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   if (!u46(v, p)) {
@@ -2492,6 +2575,7 @@ function f88(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2537,24 +2621,28 @@ function f92(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "image", "delete");
       ok = fail(p + "/image", "must be boolean");
     }
   const x1 = v["audio"];
   if (x1 !== undefined)
     if (!(typeof x1 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "audio", "delete");
       ok = fail(p + "/audio", "must be boolean");
     }
   const x2 = v["embeddedContext"];
   if (x2 !== undefined)
     if (!(typeof x2 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "embeddedContext", "delete");
       ok = fail(p + "/embeddedContext", "must be boolean");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2573,24 +2661,28 @@ function f93(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "http", "delete");
       ok = fail(p + "/http", "must be boolean");
     }
   const x1 = v["sse"];
   if (x1 !== undefined)
     if (!(typeof x1 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "sse", "delete");
       ok = fail(p + "/sse", "must be boolean");
     }
   const x2 = v["acp"];
   if (x2 !== undefined)
     if (!(typeof x2 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "acp", "delete");
       ok = fail(p + "/acp", "must be boolean");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2609,6 +2701,7 @@ function f95(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2637,6 +2730,7 @@ function f97(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2665,6 +2759,7 @@ function f99(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2693,6 +2788,7 @@ function f103(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2721,12 +2817,14 @@ function f102(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u104(x0, p === undefined ? undefined : p + "/override")) {
       if (p === undefined) return false;
+      repair(p, "override", "delete");
       ok = false;
     }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2755,12 +2853,14 @@ function f101(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u105(x0, p === undefined ? undefined : p + "/mode")) {
       if (p === undefined) return false;
+      repair(p, "mode", "delete");
       ok = false;
     }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2789,6 +2889,7 @@ function f107(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2817,6 +2918,7 @@ function f109(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2845,6 +2947,7 @@ function f111(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2873,6 +2976,7 @@ function f113(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2901,6 +3005,7 @@ function f115(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2929,6 +3034,7 @@ function f117(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -2957,66 +3063,77 @@ function f94(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u96(x0, p === undefined ? undefined : p + "/list")) {
       if (p === undefined) return false;
+      repair(p, "list", "delete");
       ok = false;
     }
   const x1 = v["delete"];
   if (x1 !== undefined)
     if (!u98(x1, p === undefined ? undefined : p + "/delete")) {
       if (p === undefined) return false;
+      repair(p, "delete", "delete");
       ok = false;
     }
   const x2 = v["additionalDirectories"];
   if (x2 !== undefined)
     if (!u100(x2, p === undefined ? undefined : p + "/additionalDirectories")) {
       if (p === undefined) return false;
+      repair(p, "additionalDirectories", "delete");
       ok = false;
     }
   const x3 = v["systemPrompt"];
   if (x3 !== undefined)
     if (!u106(x3, p === undefined ? undefined : p + "/systemPrompt")) {
       if (p === undefined) return false;
+      repair(p, "systemPrompt", "delete");
       ok = false;
     }
   const x4 = v["fork"];
   if (x4 !== undefined)
     if (!u108(x4, p === undefined ? undefined : p + "/fork")) {
       if (p === undefined) return false;
+      repair(p, "fork", "delete");
       ok = false;
     }
   const x5 = v["archive"];
   if (x5 !== undefined)
     if (!u110(x5, p === undefined ? undefined : p + "/archive")) {
       if (p === undefined) return false;
+      repair(p, "archive", "delete");
       ok = false;
     }
   const x6 = v["status"];
   if (x6 !== undefined)
     if (!u112(x6, p === undefined ? undefined : p + "/status")) {
       if (p === undefined) return false;
+      repair(p, "status", "delete");
       ok = false;
     }
   const x7 = v["title"];
   if (x7 !== undefined)
     if (!u114(x7, p === undefined ? undefined : p + "/title")) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = false;
     }
   const x8 = v["resume"];
   if (x8 !== undefined)
     if (!u116(x8, p === undefined ? undefined : p + "/resume")) {
       if (p === undefined) return false;
+      repair(p, "resume", "delete");
       ok = false;
     }
   const x9 = v["close"];
   if (x9 !== undefined)
     if (!u118(x9, p === undefined ? undefined : p + "/close")) {
       if (p === undefined) return false;
+      repair(p, "close", "delete");
       ok = false;
     }
   const x10 = v["_meta"];
   if (x10 !== undefined)
     if (!((typeof x10 === "object" && x10 !== null && !Array.isArray(x10)) || x10 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3035,6 +3152,7 @@ function f120(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3063,6 +3181,7 @@ function f122(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3091,18 +3210,21 @@ function f119(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u121(x0, p === undefined ? undefined : p + "/status")) {
       if (p === undefined) return false;
+      repair(p, "status", "delete");
       ok = false;
     }
   const x1 = v["logout"];
   if (x1 !== undefined)
     if (!u123(x1, p === undefined ? undefined : p + "/logout")) {
       if (p === undefined) return false;
+      repair(p, "logout", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3121,6 +3243,7 @@ function f124(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3149,42 +3272,49 @@ function f91(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "loadSession", "delete");
       ok = fail(p + "/loadSession", "must be boolean");
     }
   const x1 = v["promptCapabilities"];
   if (x1 !== undefined)
     if (!v_PromptCapabilities(x1, p === undefined ? undefined : p + "/promptCapabilities")) {
       if (p === undefined) return false;
+      repair(p, "promptCapabilities", "delete");
       ok = false;
     }
   const x2 = v["mcpCapabilities"];
   if (x2 !== undefined)
     if (!v_McpCapabilities(x2, p === undefined ? undefined : p + "/mcpCapabilities")) {
       if (p === undefined) return false;
+      repair(p, "mcpCapabilities", "delete");
       ok = false;
     }
   const x3 = v["sessionCapabilities"];
   if (x3 !== undefined)
     if (!v_SessionCapabilities(x3, p === undefined ? undefined : p + "/sessionCapabilities")) {
       if (p === undefined) return false;
+      repair(p, "sessionCapabilities", "delete");
       ok = false;
     }
   const x4 = v["auth"];
   if (x4 !== undefined)
     if (!v_AgentAuthCapabilities(x4, p === undefined ? undefined : p + "/auth")) {
       if (p === undefined) return false;
+      repair(p, "auth", "delete");
       ok = false;
     }
   const x5 = v["providers"];
   if (x5 !== undefined)
     if (!u125(x5, p === undefined ? undefined : p + "/providers")) {
       if (p === undefined) return false;
+      repair(p, "providers", "delete");
       ok = false;
     }
   const x6 = v["_meta"];
   if (x6 !== undefined)
     if (!((typeof x6 === "object" && x6 !== null && !Array.isArray(x6)) || x6 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3251,24 +3381,28 @@ function f128(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x3 = v["args"];
   if (x3 !== undefined)
     if (!f129(x3, p === undefined ? undefined : p + "/args")) {
       if (p === undefined) return false;
+      if (x3 === null) repair(p, "args", "empty-array");
       ok = false;
     }
   const x4 = v["env"];
   if (x4 !== undefined)
     if (!f130(x4, p === undefined ? undefined : p + "/env")) {
       if (p === undefined) return false;
+      if (x4 === null) repair(p, "env", "empty-object");
       ok = false;
     }
   const x5 = v["_meta"];
   if (x5 !== undefined)
     if (!((typeof x5 === "object" && x5 !== null && !Array.isArray(x5)) || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3303,12 +3437,14 @@ function f131(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3351,6 +3487,7 @@ function f126(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_AuthMethod(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -3374,6 +3511,7 @@ function f132(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x2 = v["version"];
@@ -3388,6 +3526,7 @@ function f132(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3424,24 +3563,28 @@ function f89(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!v_AgentCapabilities(x1, p === undefined ? undefined : p + "/agentCapabilities")) {
       if (p === undefined) return false;
+      repair(p, "agentCapabilities", "delete");
       ok = false;
     }
   const x2 = v["authMethods"];
   if (x2 !== undefined)
     if (!f126(x2, p === undefined ? undefined : p + "/authMethods")) {
       if (p === undefined) return false;
+      repair(p, "authMethods", "delete");
       ok = false;
     }
   const x3 = v["agentInfo"];
   if (x3 !== undefined)
     if (!u133(x3, p === undefined ? undefined : p + "/agentInfo")) {
       if (p === undefined) return false;
+      repair(p, "agentInfo", "delete");
       ok = false;
     }
   const x4 = v["_meta"];
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3460,6 +3603,7 @@ function f134(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3562,6 +3706,7 @@ function f138(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_LlmProtocol(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -3593,6 +3738,7 @@ function f145(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3631,6 +3777,7 @@ function f137(v: any, p: string | undefined): boolean {
     ok = fail(p + "/supported", "is required");
   } else if (!f138(x1, p === undefined ? undefined : p + "/supported")) {
     if (p === undefined) return false;
+    repair(p, "supported", "delete");
     ok = false;
   }
   const x2 = v["required"];
@@ -3651,6 +3798,7 @@ function f137(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3691,6 +3839,7 @@ function f135(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3709,6 +3858,7 @@ function f147(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3727,6 +3877,7 @@ function f148(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3745,6 +3896,7 @@ function f149(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3839,30 +3991,35 @@ function f157(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!(typeof x1 === "boolean" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "active", "delete");
       ok = fail(p + "/active", "must be boolean or null");
     }
   const x2 = v["name"];
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "name", "delete");
       ok = fail(p + "/name", "must be string or null");
     }
   const x3 = v["email"];
   if (x3 !== undefined)
     if (!(typeof x3 === "string" || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "email", "delete");
       ok = fail(p + "/email", "must be string or null");
     }
   const x4 = v["organization"];
   if (x4 !== undefined)
     if (!(typeof x4 === "string" || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "organization", "delete");
       ok = fail(p + "/organization", "must be string or null");
     }
   const x5 = v["_meta"];
   if (x5 !== undefined)
     if (!((typeof x5 === "object" && x5 !== null && !Array.isArray(x5)) || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3880,6 +4037,7 @@ function f156(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_AuthAccount(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -3903,12 +4061,14 @@ function f150(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!f156(x1, p === undefined ? undefined : p + "/accounts")) {
       if (p === undefined) return false;
+      repair(p, "accounts", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3947,12 +4107,14 @@ function f161(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -3970,6 +4132,7 @@ function f160(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_SessionMode(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -3995,12 +4158,14 @@ function f159(v: any, p: string | undefined): boolean {
     ok = fail(p + "/availableModes", "is required");
   } else if (!f160(x1, p === undefined ? undefined : p + "/availableModes")) {
     if (p === undefined) return false;
+    repair(p, "availableModes", "delete");
     ok = false;
   }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4049,12 +4214,14 @@ function f167(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4090,6 +4257,7 @@ function f170(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_SessionConfigSelectOption(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -4123,12 +4291,14 @@ function f169(v: any, p: string | undefined): boolean {
     ok = fail(p + "/options", "is required");
   } else if (!f170(x2, p === undefined ? undefined : p + "/options")) {
     if (p === undefined) return false;
+    repair(p, "options", "delete");
     ok = false;
   }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4348,18 +4518,21 @@ function f173(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x3 = v["category"];
   if (x3 !== undefined)
     if (!u179(x3, p === undefined ? undefined : p + "/category")) {
       if (p === undefined) return false;
+      repair(p, "category", "delete");
       ok = false;
     }
   const x4 = v["_meta"];
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   if (!u164(v, p)) {
@@ -4383,6 +4556,7 @@ function f163(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_SessionConfigOption(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -4407,18 +4581,21 @@ function f158(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!u162(x1, p === undefined ? undefined : p + "/modes")) {
       if (p === undefined) return false;
+      repair(p, "modes", "delete");
       ok = false;
     }
   const x2 = v["configOptions"];
   if (x2 !== undefined)
     if (!f163(x2, p === undefined ? undefined : p + "/configOptions")) {
       if (p === undefined) return false;
+      repair(p, "configOptions", "delete");
       ok = false;
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4448,6 +4625,7 @@ function f182(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_SessionConfigOption(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -4464,18 +4642,21 @@ function f180(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u181(x0, p === undefined ? undefined : p + "/modes")) {
       if (p === undefined) return false;
+      repair(p, "modes", "delete");
       ok = false;
     }
   const x1 = v["configOptions"];
   if (x1 !== undefined)
     if (!f182(x1, p === undefined ? undefined : p + "/configOptions")) {
       if (p === undefined) return false;
+      repair(p, "configOptions", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4493,6 +4674,7 @@ function f186(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!(typeof e === "string")) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = fail(p + "/" + i, "must be string");
     }
   }
@@ -4524,30 +4706,35 @@ function f185(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!f186(x2, p === undefined ? undefined : p + "/additionalDirectories")) {
       if (p === undefined) return false;
+      repair(p, "additionalDirectories", "delete");
       ok = false;
     }
   const x3 = v["title"];
   if (x3 !== undefined)
     if (!(typeof x3 === "string" || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x4 = v["updatedAt"];
   if (x4 !== undefined)
     if (!(typeof x4 === "string" || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "updatedAt", "delete");
       ok = fail(p + "/updatedAt", "must be string or null");
     }
   const x5 = v["archived"];
   if (x5 !== undefined)
     if (!(typeof x5 === "boolean" || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "archived", "delete");
       ok = fail(p + "/archived", "must be boolean or null");
     }
   const x6 = v["_meta"];
   if (x6 !== undefined)
     if (!((typeof x6 === "object" && x6 !== null && !Array.isArray(x6)) || x6 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4565,6 +4752,7 @@ function f184(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_SessionInfo(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -4582,18 +4770,21 @@ function f183(v: any, p: string | undefined): boolean {
     ok = fail(p + "/sessions", "is required");
   } else if (!f184(x0, p === undefined ? undefined : p + "/sessions")) {
     if (p === undefined) return false;
+    repair(p, "sessions", "delete");
     ok = false;
   }
   const x1 = v["nextCursor"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "nextCursor", "delete");
       ok = fail(p + "/nextCursor", "must be string or null");
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4612,6 +4803,7 @@ function f187(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4641,6 +4833,7 @@ function f190(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_SessionConfigOption(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -4665,18 +4858,21 @@ function f188(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!u189(x1, p === undefined ? undefined : p + "/modes")) {
       if (p === undefined) return false;
+      repair(p, "modes", "delete");
       ok = false;
     }
   const x2 = v["configOptions"];
   if (x2 !== undefined)
     if (!f190(x2, p === undefined ? undefined : p + "/configOptions")) {
       if (p === undefined) return false;
+      repair(p, "configOptions", "delete");
       ok = false;
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4695,6 +4891,7 @@ function f191(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4713,6 +4910,7 @@ function f192(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4776,6 +4974,7 @@ function f193(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4802,6 +5001,7 @@ function f197(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4831,6 +5031,7 @@ function f200(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_SessionConfigOption(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -4847,18 +5048,21 @@ function f198(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u199(x0, p === undefined ? undefined : p + "/modes")) {
       if (p === undefined) return false;
+      repair(p, "modes", "delete");
       ok = false;
     }
   const x1 = v["configOptions"];
   if (x1 !== undefined)
     if (!f200(x1, p === undefined ? undefined : p + "/configOptions")) {
       if (p === undefined) return false;
+      repair(p, "configOptions", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4877,6 +5081,7 @@ function f201(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4895,6 +5100,7 @@ function f202(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -4912,6 +5118,7 @@ function f204(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_SessionConfigOption(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -4929,12 +5136,14 @@ function f203(v: any, p: string | undefined): boolean {
     ok = fail(p + "/configOptions", "is required");
   } else if (!f204(x0, p === undefined ? undefined : p + "/configOptions")) {
     if (p === undefined) return false;
+    repair(p, "configOptions", "delete");
     ok = false;
   }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5085,24 +5294,28 @@ function f206(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!f210(x3, p === undefined ? undefined : p + "/thoughtTokens")) {
       if (p === undefined) return false;
+      repair(p, "thoughtTokens", "delete");
       ok = false;
     }
   const x4 = v["cachedReadTokens"];
   if (x4 !== undefined)
     if (!f211(x4, p === undefined ? undefined : p + "/cachedReadTokens")) {
       if (p === undefined) return false;
+      repair(p, "cachedReadTokens", "delete");
       ok = false;
     }
   const x5 = v["cachedWriteTokens"];
   if (x5 !== undefined)
     if (!f212(x5, p === undefined ? undefined : p + "/cachedWriteTokens")) {
       if (p === undefined) return false;
+      repair(p, "cachedWriteTokens", "delete");
       ok = false;
     }
   const x6 = v["_meta"];
   if (x6 !== undefined)
     if (!((typeof x6 === "object" && x6 !== null && !Array.isArray(x6)) || x6 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5139,12 +5352,14 @@ function f205(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!u213(x1, p === undefined ? undefined : p + "/usage")) {
       if (p === undefined) return false;
+      repair(p, "usage", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5380,12 +5595,14 @@ function f227(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!u228(x1, p === undefined ? undefined : p + "/messageId")) {
       if (p === undefined) return false;
+      repair(p, "messageId", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5403,6 +5620,7 @@ function f230(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_ToolCallContent(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -5417,6 +5635,7 @@ function f231(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_ToolCallLocation(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -5448,36 +5667,42 @@ function f229(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "name", "delete");
       ok = fail(p + "/name", "must be string or null");
     }
   const x3 = v["kind"];
   if (x3 !== undefined)
     if (!v_ToolKind(x3, p === undefined ? undefined : p + "/kind")) {
       if (p === undefined) return false;
+      repair(p, "kind", "delete");
       ok = false;
     }
   const x4 = v["status"];
   if (x4 !== undefined)
     if (!v_ToolCallStatus(x4, p === undefined ? undefined : p + "/status")) {
       if (p === undefined) return false;
+      repair(p, "status", "delete");
       ok = false;
     }
   const x5 = v["content"];
   if (x5 !== undefined)
     if (!f230(x5, p === undefined ? undefined : p + "/content")) {
       if (p === undefined) return false;
+      repair(p, "content", "delete");
       ok = false;
     }
   const x6 = v["locations"];
   if (x6 !== undefined)
     if (!f231(x6, p === undefined ? undefined : p + "/locations")) {
       if (p === undefined) return false;
+      repair(p, "locations", "delete");
       ok = false;
     }
   const x9 = v["_meta"];
   if (x9 !== undefined)
     if (!((typeof x9 === "object" && x9 !== null && !Array.isArray(x9)) || x9 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5538,6 +5763,7 @@ function f234(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5555,6 +5781,7 @@ function f233(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_PlanEntry(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -5572,12 +5799,14 @@ function f232(v: any, p: string | undefined): boolean {
     ok = fail(p + "/entries", "is required");
   } else if (!f233(x0, p === undefined ? undefined : p + "/entries")) {
     if (p === undefined) return false;
+    repair(p, "entries", "delete");
     ok = false;
   }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5599,6 +5828,7 @@ function f238(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_PlanEntry(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -5624,12 +5854,14 @@ function f237(v: any, p: string | undefined): boolean {
     ok = fail(p + "/entries", "is required");
   } else if (!f238(x1, p === undefined ? undefined : p + "/entries")) {
     if (p === undefined) return false;
+    repair(p, "entries", "delete");
     ok = false;
   }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5664,6 +5896,7 @@ function f239(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5698,6 +5931,7 @@ function f240(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5760,6 +5994,7 @@ function f235(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5786,6 +6021,7 @@ function f241(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5812,6 +6048,7 @@ function f245(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5869,12 +6106,14 @@ function f244(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!u247(x2, p === undefined ? undefined : p + "/input")) {
       if (p === undefined) return false;
+      repair(p, "input", "delete");
       ok = false;
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5892,6 +6131,7 @@ function f243(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_AvailableCommand(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -5909,12 +6149,14 @@ function f242(v: any, p: string | undefined): boolean {
     ok = fail(p + "/availableCommands", "is required");
   } else if (!f243(x0, p === undefined ? undefined : p + "/availableCommands")) {
     if (p === undefined) return false;
+    repair(p, "availableCommands", "delete");
     ok = false;
   }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5941,6 +6183,7 @@ function f248(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5958,6 +6201,7 @@ function f250(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_SessionConfigOption(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -5975,12 +6219,14 @@ function f249(v: any, p: string | undefined): boolean {
     ok = fail(p + "/configOptions", "is required");
   } else if (!f250(x0, p === undefined ? undefined : p + "/configOptions")) {
     if (p === undefined) return false;
+    repair(p, "configOptions", "delete");
     ok = false;
   }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -5999,18 +6245,21 @@ function f251(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "string" || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x1 = v["updatedAt"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "updatedAt", "delete");
       ok = fail(p + "/updatedAt", "must be string or null");
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6075,6 +6324,7 @@ function f255(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6119,12 +6369,14 @@ function f252(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!u256(x2, p === undefined ? undefined : p + "/cost")) {
       if (p === undefined) return false;
+      repair(p, "cost", "delete");
       ok = false;
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6220,12 +6472,14 @@ function f257(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6317,6 +6571,7 @@ function f269(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_ContentBlock(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -6349,18 +6604,21 @@ function f263(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!f269(x2, p === undefined ? undefined : p + "/summary")) {
       if (p === undefined) return false;
+      repair(p, "summary", "delete");
       ok = false;
     }
   const x3 = v["error"];
   if (x3 !== undefined)
     if (!(typeof x3 === "string" || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "error", "delete");
       ok = fail(p + "/error", "must be string or null");
     }
   const x4 = v["_meta"];
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6395,6 +6653,7 @@ function f270(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6413,6 +6672,7 @@ function f273(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6441,12 +6701,14 @@ function f272(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u274(x0, p === undefined ? undefined : p + "/cancel")) {
       if (p === undefined) return false;
+      repair(p, "cancel", "delete");
       ok = false;
     }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6475,6 +6737,7 @@ function f277(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6503,6 +6766,7 @@ function f279(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u280(x0, p === undefined ? undefined : p + "/error")) {
       if (p === undefined) return false;
+      repair(p, "error", "delete");
       ok = false;
     }
   return ok;
@@ -6662,18 +6926,21 @@ function f284(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u285(x0, p === undefined ? undefined : p + "/usage")) {
       if (p === undefined) return false;
+      repair(p, "usage", "delete");
       ok = false;
     }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   const x2 = v["stopReason"];
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "stopReason", "delete");
       ok = fail(p + "/stopReason", "must be string or null");
     }
   if (!u278(v, p)) {
@@ -6696,6 +6963,7 @@ function f286(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6714,6 +6982,7 @@ function f287(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6864,24 +7133,28 @@ function f271(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "title", "delete");
       ok = fail(p + "/title", "must be string or null");
     }
   const x2 = v["description"];
   if (x2 !== undefined)
     if (!(typeof x2 === "string" || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "description", "delete");
       ok = fail(p + "/description", "must be string or null");
     }
   const x3 = v["capabilities"];
   if (x3 !== undefined)
     if (!u275(x3, p === undefined ? undefined : p + "/capabilities")) {
       if (p === undefined) return false;
+      repair(p, "capabilities", "delete");
       ok = false;
     }
   const x4 = v["state"];
   if (x4 !== undefined)
     if (!u290(x4, p === undefined ? undefined : p + "/state")) {
       if (p === undefined) return false;
+      repair(p, "state", "delete");
       ok = false;
     }
   const x5 = v["cwd"];
@@ -6900,6 +7173,7 @@ function f271(v: any, p: string | undefined): boolean {
   if (x7 !== undefined)
     if (!((typeof x7 === "object" && x7 !== null && !Array.isArray(x7)) || x7 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -6959,6 +7233,7 @@ function f297(v: any, p: string | undefined): boolean {
       const e = v[i];
       if (!v_ContentBlock(e, p === undefined ? undefined : p + "/" + i)) {
         if (p === undefined) return false;
+        repair(p, i, "drop");
         ok = false;
       }
     }
@@ -6983,36 +7258,42 @@ function f292(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!u293(x1, p === undefined ? undefined : p + "/senderSessionId")) {
       if (p === undefined) return false;
+      repair(p, "senderSessionId", "delete");
       ok = false;
     }
   const x2 = v["recipientSessionId"];
   if (x2 !== undefined)
     if (!u294(x2, p === undefined ? undefined : p + "/recipientSessionId")) {
       if (p === undefined) return false;
+      repair(p, "recipientSessionId", "delete");
       ok = false;
     }
   const x3 = v["senderMessageId"];
   if (x3 !== undefined)
     if (!u295(x3, p === undefined ? undefined : p + "/senderMessageId")) {
       if (p === undefined) return false;
+      repair(p, "senderMessageId", "delete");
       ok = false;
     }
   const x4 = v["recipientMessageId"];
   if (x4 !== undefined)
     if (!u296(x4, p === undefined ? undefined : p + "/recipientMessageId")) {
       if (p === undefined) return false;
+      repair(p, "recipientMessageId", "delete");
       ok = false;
     }
   const x5 = v["content"];
   if (x5 !== undefined)
     if (!f297(x5, p === undefined ? undefined : p + "/content")) {
       if (p === undefined) return false;
+      repair(p, "content", "delete");
       ok = false;
     }
   const x6 = v["_meta"];
   if (x6 !== undefined)
     if (!((typeof x6 === "object" && x6 !== null && !Array.isArray(x6)) || x6 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7047,6 +7328,7 @@ function f298(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7205,6 +7487,7 @@ function f225(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7231,6 +7514,7 @@ function f299(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7248,6 +7532,7 @@ function f301(v: any, p: string | undefined): boolean {
     const e = v[i];
     if (!v_AuthAccount(e, p === undefined ? undefined : p + "/" + i)) {
       if (p === undefined) return false;
+      repair(p, i, "drop");
       ok = false;
     }
   }
@@ -7271,12 +7556,14 @@ function f300(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!f301(x1, p === undefined ? undefined : p + "/accounts")) {
       if (p === undefined) return false;
+      repair(p, "accounts", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7299,18 +7586,21 @@ function f304(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "readTextFile", "delete");
       ok = fail(p + "/readTextFile", "must be boolean");
     }
   const x1 = v["writeTextFile"];
   if (x1 !== undefined)
     if (!(typeof x1 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "writeTextFile", "delete");
       ok = fail(p + "/writeTextFile", "must be boolean");
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7346,6 +7636,7 @@ function f308(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7374,12 +7665,14 @@ function f307(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u309(x0, p === undefined ? undefined : p + "/boolean")) {
       if (p === undefined) return false;
+      repair(p, "boolean", "delete");
       ok = false;
     }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7425,24 +7718,28 @@ function f305(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u306(x0, p === undefined ? undefined : p + "/compaction")) {
       if (p === undefined) return false;
+      repair(p, "compaction", "delete");
       ok = false;
     }
   const x1 = v["configOptions"];
   if (x1 !== undefined)
     if (!u310(x1, p === undefined ? undefined : p + "/configOptions")) {
       if (p === undefined) return false;
+      repair(p, "configOptions", "delete");
       ok = false;
     }
   const x2 = v["notices"];
   if (x2 !== undefined)
     if (!u311(x2, p === undefined ? undefined : p + "/notices")) {
       if (p === undefined) return false;
+      repair(p, "notices", "delete");
       ok = false;
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7471,6 +7768,7 @@ function f313(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7499,6 +7797,7 @@ function f315(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7527,12 +7826,14 @@ function f317(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!(typeof x0 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "terminal", "delete");
       ok = fail(p + "/terminal", "must be boolean");
     }
   const x1 = v["_meta"];
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7551,6 +7852,7 @@ function f319(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7579,6 +7881,7 @@ function f321(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7607,18 +7910,21 @@ function f318(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!u320(x0, p === undefined ? undefined : p + "/form")) {
       if (p === undefined) return false;
+      repair(p, "form", "delete");
       ok = false;
     }
   const x1 = v["url"];
   if (x1 !== undefined)
     if (!u322(x1, p === undefined ? undefined : p + "/url")) {
       if (p === undefined) return false;
+      repair(p, "url", "delete");
       ok = false;
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7647,48 +7953,56 @@ function f303(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!v_FileSystemCapabilities(x0, p === undefined ? undefined : p + "/fs")) {
       if (p === undefined) return false;
+      repair(p, "fs", "delete");
       ok = false;
     }
   const x1 = v["terminal"];
   if (x1 !== undefined)
     if (!(typeof x1 === "boolean")) {
       if (p === undefined) return false;
+      repair(p, "terminal", "delete");
       ok = fail(p + "/terminal", "must be boolean");
     }
   const x2 = v["session"];
   if (x2 !== undefined)
     if (!u312(x2, p === undefined ? undefined : p + "/session")) {
       if (p === undefined) return false;
+      repair(p, "session", "delete");
       ok = false;
     }
   const x3 = v["subagents"];
   if (x3 !== undefined)
     if (!u314(x3, p === undefined ? undefined : p + "/subagents")) {
       if (p === undefined) return false;
+      repair(p, "subagents", "delete");
       ok = false;
     }
   const x4 = v["plan"];
   if (x4 !== undefined)
     if (!u316(x4, p === undefined ? undefined : p + "/plan")) {
       if (p === undefined) return false;
+      repair(p, "plan", "delete");
       ok = false;
     }
   const x5 = v["auth"];
   if (x5 !== undefined)
     if (!v_AuthCapabilities(x5, p === undefined ? undefined : p + "/auth")) {
       if (p === undefined) return false;
+      repair(p, "auth", "delete");
       ok = false;
     }
   const x6 = v["elicitation"];
   if (x6 !== undefined)
     if (!u323(x6, p === undefined ? undefined : p + "/elicitation")) {
       if (p === undefined) return false;
+      repair(p, "elicitation", "delete");
       ok = false;
     }
   const x7 = v["_meta"];
   if (x7 !== undefined)
     if (!((typeof x7 === "object" && x7 !== null && !Array.isArray(x7)) || x7 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7725,18 +8039,21 @@ function f302(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!v_ClientCapabilities(x1, p === undefined ? undefined : p + "/clientCapabilities")) {
       if (p === undefined) return false;
+      repair(p, "clientCapabilities", "delete");
       ok = false;
     }
   const x2 = v["clientInfo"];
   if (x2 !== undefined)
     if (!u324(x2, p === undefined ? undefined : p + "/clientInfo")) {
       if (p === undefined) return false;
+      repair(p, "clientInfo", "delete");
       ok = false;
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7763,6 +8080,7 @@ function f325(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7781,6 +8099,7 @@ function f326(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7843,6 +8162,7 @@ function f327(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7869,6 +8189,7 @@ function f329(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7887,6 +8208,7 @@ function f330(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7905,6 +8227,7 @@ function f331(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -7953,6 +8276,7 @@ function f338(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8003,12 +8327,14 @@ function f336(v: any, p: string | undefined): boolean {
     ok = fail(p + "/headers", "is required");
   } else if (!f337(x2, p === undefined ? undefined : p + "/headers")) {
     if (p === undefined) return false;
+    if (x2 === null) repair(p, "headers", "empty-array");
     ok = false;
   }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8059,12 +8385,14 @@ function f339(v: any, p: string | undefined): boolean {
     ok = fail(p + "/headers", "is required");
   } else if (!f340(x2, p === undefined ? undefined : p + "/headers")) {
     if (p === undefined) return false;
+    if (x2 === null) repair(p, "headers", "empty-array");
     ok = false;
   }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8099,6 +8427,7 @@ function f341(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8163,6 +8492,7 @@ function f342(v: any, p: string | undefined): boolean {
     ok = fail(p + "/args", "is required");
   } else if (!f343(x2, p === undefined ? undefined : p + "/args")) {
     if (p === undefined) return false;
+    if (x2 === null) repair(p, "args", "empty-array");
     ok = false;
   }
   const x3 = v["env"];
@@ -8171,12 +8501,14 @@ function f342(v: any, p: string | undefined): boolean {
     ok = fail(p + "/env", "is required");
   } else if (!f344(x3, p === undefined ? undefined : p + "/env")) {
     if (p === undefined) return false;
+    if (x3 === null) repair(p, "env", "empty-array");
     ok = false;
   }
   const x4 = v["_meta"];
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8311,6 +8643,7 @@ function f345(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8347,6 +8680,7 @@ function f332(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!f333(x1, p === undefined ? undefined : p + "/additionalDirectories")) {
       if (p === undefined) return false;
+      if (x1 === null) repair(p, "additionalDirectories", "empty-array");
       ok = false;
     }
   const x2 = v["mcpServers"];
@@ -8355,6 +8689,7 @@ function f332(v: any, p: string | undefined): boolean {
     ok = fail(p + "/mcpServers", "is required");
   } else if (!f334(x2, p === undefined ? undefined : p + "/mcpServers")) {
     if (p === undefined) return false;
+    if (x2 === null) repair(p, "mcpServers", "empty-array");
     ok = false;
   }
   const x3 = v["systemPrompt"];
@@ -8367,6 +8702,7 @@ function f332(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8425,6 +8761,7 @@ function f351(v: any, p: string | undefined): boolean {
     ok = fail(p + "/mcpServers", "is required");
   } else if (!f352(x0, p === undefined ? undefined : p + "/mcpServers")) {
     if (p === undefined) return false;
+    if (x0 === null) repair(p, "mcpServers", "empty-array");
     ok = false;
   }
   const x1 = v["cwd"];
@@ -8439,6 +8776,7 @@ function f351(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!f353(x2, p === undefined ? undefined : p + "/additionalDirectories")) {
       if (p === undefined) return false;
+      if (x2 === null) repair(p, "additionalDirectories", "empty-array");
       ok = false;
     }
   const x3 = v["sessionId"];
@@ -8459,6 +8797,7 @@ function f351(v: any, p: string | undefined): boolean {
   if (x5 !== undefined)
     if (!((typeof x5 === "object" && x5 !== null && !Array.isArray(x5)) || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8555,6 +8894,7 @@ function f355(v: any, p: string | undefined): boolean {
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8581,6 +8921,7 @@ function f361(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8653,12 +8994,14 @@ function f362(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!f363(x2, p === undefined ? undefined : p + "/additionalDirectories")) {
       if (p === undefined) return false;
+      if (x2 === null) repair(p, "additionalDirectories", "empty-array");
       ok = false;
     }
   const x3 = v["mcpServers"];
   if (x3 !== undefined)
     if (!f364(x3, p === undefined ? undefined : p + "/mcpServers")) {
       if (p === undefined) return false;
+      if (x3 === null) repair(p, "mcpServers", "empty-array");
       ok = false;
     }
   const x4 = v["systemPrompt"];
@@ -8671,6 +9014,7 @@ function f362(v: any, p: string | undefined): boolean {
   if (x5 !== undefined)
     if (!((typeof x5 === "object" && x5 !== null && !Array.isArray(x5)) || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8697,6 +9041,7 @@ function f366(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8723,6 +9068,7 @@ function f367(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8749,6 +9095,7 @@ function f368(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8783,6 +9130,7 @@ function f369(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8855,12 +9203,14 @@ function f370(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!f371(x2, p === undefined ? undefined : p + "/additionalDirectories")) {
       if (p === undefined) return false;
+      if (x2 === null) repair(p, "additionalDirectories", "empty-array");
       ok = false;
     }
   const x3 = v["mcpServers"];
   if (x3 !== undefined)
     if (!f372(x3, p === undefined ? undefined : p + "/mcpServers")) {
       if (p === undefined) return false;
+      if (x3 === null) repair(p, "mcpServers", "empty-array");
       ok = false;
     }
   const x4 = v["systemPrompt"];
@@ -8873,6 +9223,7 @@ function f370(v: any, p: string | undefined): boolean {
   if (x5 !== undefined)
     if (!((typeof x5 === "object" && x5 !== null && !Array.isArray(x5)) || x5 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8899,6 +9250,7 @@ function f374(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -8933,6 +9285,7 @@ function f375(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9020,6 +9373,7 @@ function f379(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   if (!u376(v, p)) {
@@ -9072,6 +9426,7 @@ function f380(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9090,6 +9445,7 @@ function f382(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9116,6 +9472,7 @@ function f383(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9142,6 +9499,7 @@ function f386(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9199,6 +9557,7 @@ function f384(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9225,6 +9584,7 @@ function f387(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9259,18 +9619,21 @@ function f389(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!f390(x0, p === undefined ? undefined : p + "/exitCode")) {
       if (p === undefined) return false;
+      repair(p, "exitCode", "delete");
       ok = false;
     }
   const x1 = v["signal"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "signal", "delete");
       ok = fail(p + "/signal", "must be string or null");
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9315,12 +9678,14 @@ function f388(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!u391(x2, p === undefined ? undefined : p + "/exitStatus")) {
       if (p === undefined) return false;
+      repair(p, "exitStatus", "delete");
       ok = false;
     }
   const x3 = v["_meta"];
   if (x3 !== undefined)
     if (!((typeof x3 === "object" && x3 !== null && !Array.isArray(x3)) || x3 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9339,6 +9704,7 @@ function f392(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9373,18 +9739,21 @@ function f393(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!f394(x0, p === undefined ? undefined : p + "/exitCode")) {
       if (p === undefined) return false;
+      repair(p, "exitCode", "delete");
       ok = false;
     }
   const x1 = v["signal"];
   if (x1 !== undefined)
     if (!(typeof x1 === "string" || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "signal", "delete");
       ok = fail(p + "/signal", "must be string or null");
     }
   const x2 = v["_meta"];
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9403,6 +9772,7 @@ function f395(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9592,6 +9962,7 @@ function f404(v: any, p: string | undefined): boolean {
   if (x0 !== undefined)
     if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   if (!u396(v, p)) {
@@ -9619,6 +9990,7 @@ function f405(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9680,6 +10052,7 @@ function f406(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9716,6 +10089,7 @@ function f410(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9764,6 +10138,7 @@ function f411(v: any, p: string | undefined): boolean {
   if (x4 !== undefined)
     if (!((typeof x4 === "object" && x4 !== null && !Array.isArray(x4)) || x4 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9790,6 +10165,7 @@ function f412(v: any, p: string | undefined): boolean {
   if (x1 !== undefined)
     if (!((typeof x1 === "object" && x1 !== null && !Array.isArray(x1)) || x1 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9820,6 +10196,7 @@ function f413(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
@@ -9854,6 +10231,7 @@ function f414(v: any, p: string | undefined): boolean {
   if (x2 !== undefined)
     if (!((typeof x2 === "object" && x2 !== null && !Array.isArray(x2)) || x2 === null)) {
       if (p === undefined) return false;
+      repair(p, "_meta", "delete");
       ok = fail(p + "/_meta", "must be an object or null");
     }
   return ok;
