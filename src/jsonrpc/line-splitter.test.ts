@@ -38,13 +38,33 @@ describe("LineSplitter", () => {
       const items = feed(new LineSplitter(1000), [bytes.subarray(0, cut), bytes.subarray(cut)]);
       expect(items).toEqual([text, text]);
     }
-    // One byte at a time.
-    expect(feed(new LineSplitter(1000), chunked(bytes, 1))).toEqual([text, text]);
+    // One, two and three bytes at a time.
+    for (const size of [1, 2, 3]) {
+      expect(feed(new LineSplitter(1000), chunked(bytes, size))).toEqual([text, text]);
+    }
+    // A partial line (no newline yet) cut inside a character, then finished.
+    const emoji = enc.encode("😀😀");
+    for (let a = 1; a < emoji.length; a++) {
+      for (let b = a + 1; b <= emoji.length; b++) {
+        const parts = [
+          emoji.subarray(0, a),
+          emoji.subarray(a, b),
+          emoji.subarray(b),
+          enc.encode("\n"),
+        ];
+        expect(feed(new LineSplitter(1000), parts)).toEqual(["😀😀"]);
+      }
+    }
   });
 
   it("replaces invalid UTF-8 instead of failing", () => {
     const items = feed(new LineSplitter(100), [new Uint8Array([0x61, 0xff, 0x62, 0x0a])]);
     expect(items).toEqual(["a\ufffdb"]);
+    // A character cut short by a newline, and one cut short by the end of input.
+    expect(
+      feed(new LineSplitter(100), [new Uint8Array([0x61, 0xe2]), new Uint8Array([0x82, 0x0a])]),
+    ).toEqual(["a\ufffd"]);
+    expect(feed(new LineSplitter(100), [new Uint8Array([0x61, 0xf0, 0x9f])])).toEqual(["a\ufffd"]);
   });
 
   it("drops an oversized line that spans chunks and recovers its id", () => {
