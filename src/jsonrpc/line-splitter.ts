@@ -35,9 +35,9 @@ export type SplitItem = string | OversizedLine;
 function completeEnd(bytes: Uint8Array, from: number, to: number): number {
   let i = to - 1;
   const floor = Math.max(from, to - 4);
-  while (i >= floor && (bytes[i]! & 0xc0) === 0x80) i--;
+  while (i >= floor && ((bytes[i] ?? 0) & 0xc0) === 0x80) i--;
   if (i < floor) return to;
-  const lead = bytes[i]!;
+  const lead = bytes[i] ?? 0;
   const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
   return to - i < need ? i : to;
 }
@@ -124,12 +124,12 @@ export class LineSplitter {
     const carry = this.carry;
     if (carry === undefined) return { text: "", next: from };
     this.carry = undefined;
-    const lead = carry[0]!;
+    const lead = carry[0] ?? 0;
     const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
     let next = from;
     const joined = [...carry];
-    while (joined.length < need && next < to && (bytes[next]! & 0xc0) === 0x80) {
-      joined.push(bytes[next++]!);
+    while (joined.length < need && next < to && ((bytes[next] ?? 0) & 0xc0) === 0x80) {
+      joined.push(bytes[next++] ?? 0);
     }
     if (joined.length < need && next === to && !final) {
       // Still unfinished: the rest of the character is in a later chunk.
