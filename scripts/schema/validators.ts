@@ -322,7 +322,7 @@ export class ValidatorCompiler {
         out.push({
           inv: (x) =>
             `(typeof ${x} !== "number" || (Number.isInteger(${x}) && ${x} >= ${lo} && ${x} <= ${hi}))`,
-          msg: `must be a ${node.format} integer`,
+          msg: `must be ${/^[aeiou]/.test(node.format) ? "an" : "a"} ${node.format} integer`,
           types: all,
         });
       } else if (!ANNOTATION_FORMATS.has(node.format)) {

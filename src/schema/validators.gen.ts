@@ -21,7 +21,7 @@ function f0(v: any, p: string | undefined): boolean {
     (Number.isInteger(v) && v >= -9223372036854776000 && v <= 9223372036854776000)
   )) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int64 integer");
+    ok = fail(p, "must be an int64 integer");
   }
   return ok;
 }
@@ -99,7 +99,7 @@ function f4(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 4294967295))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint32 integer");
+    ok = fail(p, "must be an uint32 integer");
   }
   return ok;
 }
@@ -115,7 +115,7 @@ function f5(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 4294967295))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint32 integer");
+    ok = fail(p, "must be an uint32 integer");
   }
   return ok;
 }
@@ -462,7 +462,7 @@ function f24(v: any, p: string | undefined): boolean {
     (Number.isInteger(v) && v >= -9223372036854776000 && v <= 9223372036854776000)
   )) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int64 integer");
+    ok = fail(p, "must be an int64 integer");
   }
   return ok;
 }
@@ -900,7 +900,7 @@ function f34(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 4294967295))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint32 integer");
+    ok = fail(p, "must be an uint32 integer");
   }
   return ok;
 }
@@ -1215,7 +1215,7 @@ function f41(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -1504,7 +1504,7 @@ function f56(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 4294967295))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint32 integer");
+    ok = fail(p, "must be an uint32 integer");
   }
   return ok;
 }
@@ -1520,7 +1520,7 @@ function f57(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 4294967295))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint32 integer");
+    ok = fail(p, "must be an uint32 integer");
   }
   return ok;
 }
@@ -1759,7 +1759,7 @@ function f64(v: any, p: string | undefined): boolean {
     (Number.isInteger(v) && v >= -9223372036854776000 && v <= 9223372036854776000)
   )) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int64 integer");
+    ok = fail(p, "must be an int64 integer");
   }
   return ok;
 }
@@ -1774,7 +1774,7 @@ function f65(v: any, p: string | undefined): boolean {
     (Number.isInteger(v) && v >= -9223372036854776000 && v <= 9223372036854776000)
   )) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int64 integer");
+    ok = fail(p, "must be an int64 integer");
   }
   return ok;
 }
@@ -1789,7 +1789,7 @@ function f66(v: any, p: string | undefined): boolean {
     (Number.isInteger(v) && v >= -9223372036854776000 && v <= 9223372036854776000)
   )) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int64 integer");
+    ok = fail(p, "must be an int64 integer");
   }
   return ok;
 }
@@ -1897,7 +1897,7 @@ function f69(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -1913,7 +1913,7 @@ function f70(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -2603,7 +2603,7 @@ function f90(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 65535))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint16 integer");
+    ok = fail(p, "must be an uint16 integer");
   }
   return ok;
 }
@@ -5178,7 +5178,7 @@ function f207(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -5193,7 +5193,7 @@ function f208(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -5208,7 +5208,7 @@ function f209(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -5224,7 +5224,7 @@ function f210(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -5240,7 +5240,7 @@ function f211(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -5256,7 +5256,7 @@ function f212(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -5383,7 +5383,7 @@ function f215(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -5398,7 +5398,7 @@ function f216(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -5413,7 +5413,7 @@ function f217(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -5428,7 +5428,7 @@ function f218(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -5443,7 +5443,7 @@ function f219(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -5458,7 +5458,7 @@ function f220(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -5473,7 +5473,7 @@ function f221(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -5488,7 +5488,7 @@ function f222(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -5499,7 +5499,7 @@ function f223(v: any, p: string | undefined): boolean {
   let ok = true;
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
@@ -6279,7 +6279,7 @@ function f253(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -6294,7 +6294,7 @@ function f254(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 18446744073709552000))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint64 integer");
+    ok = fail(p, "must be an uint64 integer");
   }
   return ok;
 }
@@ -9605,7 +9605,7 @@ function f390(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 4294967295))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint32 integer");
+    ok = fail(p, "must be an uint32 integer");
   }
   return ok;
 }
@@ -9725,7 +9725,7 @@ function f394(v: any, p: string | undefined): boolean {
   }
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= 0 && v <= 4294967295))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a uint32 integer");
+    ok = fail(p, "must be an uint32 integer");
   }
   return ok;
 }
@@ -9791,7 +9791,7 @@ function f399(v: any, p: string | undefined): boolean {
     (Number.isInteger(v) && v >= -9223372036854776000 && v <= 9223372036854776000)
   )) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int64 integer");
+    ok = fail(p, "must be an int64 integer");
   }
   return ok;
 }
@@ -10002,7 +10002,7 @@ function f408(v: any, p: string | undefined): boolean {
   let ok = true;
   if (!(typeof v !== "number" || (Number.isInteger(v) && v >= -2147483648 && v <= 2147483647))) {
     if (p === undefined) return false;
-    ok = fail(p, "must be a int32 integer");
+    ok = fail(p, "must be an int32 integer");
   }
   return ok;
 }
