@@ -441,6 +441,7 @@ export class ValidatorCompiler {
       `function ${fn}(v: any, p: string | undefined): boolean {`,
       `  // ${label} (tag ${tagKey})`,
     ];
+    if (fallbacks.length > 0) lines.push(`  const u0 = validatorState.unknownVariants;`);
     lines.push(`  if (typeof v === "object" && v !== null && !Array.isArray(v)) {`);
     lines.push(`    switch (v[${t}]) {`);
     for (const c of taggedCases) {
@@ -459,8 +460,10 @@ export class ValidatorCompiler {
       );
     }
     lines.push(`    }`, `  }`);
+    if (fallbacks.length > 0) lines.push(`  validatorState.unknownVariants = u0;`);
     for (const f of fallbacks) {
       lines.push(f.always ? `  return true;` : `  if (${f.inv("v", "undefined")}) return true;`);
+      lines.push(`  validatorState.unknownVariants = u0;`);
     }
     lines.push(`  if (p === undefined) return false;`);
     // Recording pass: explain the most plausible branch.
@@ -511,11 +514,22 @@ export class ValidatorCompiler {
       `function ${fn}(v: any, p: string | undefined): boolean {`,
       `  // ${label} (${key})`,
     ];
+    // Unknown variants counted inside a branch that fails must not count.
+    lines.push(`  const u0 = validatorState.unknownVariants;`);
     if (key === "anyOf") {
-      lines.push(`  if (${checks.map((c) => c.inv("v", "undefined")).join(" || ")}) return true;`);
+      for (const c of checks) {
+        lines.push(`  if (${c.inv("v", "undefined")}) return true;`);
+        lines.push(`  validatorState.unknownVariants = u0;`);
+      }
     } else {
-      lines.push(`  let matches = 0;`);
-      for (const c of checks) lines.push(`  if (${c.inv("v", "undefined")}) matches++;`);
+      lines.push(`  let matches = 0;`, `  let gained = 0;`);
+      for (const c of checks) {
+        lines.push(
+          `  if (${c.inv("v", "undefined")}) { matches++; gained += validatorState.unknownVariants - u0; }`,
+          `  validatorState.unknownVariants = u0;`,
+        );
+      }
+      lines.push(`  validatorState.unknownVariants = u0 + gained;`);
       lines.push(`  if (matches === 1) return true;`);
     }
     lines.push(`  if (p === undefined) return false;`);

@@ -28,7 +28,13 @@ function f0(v: any, p: string | undefined): boolean {
 
 function u1(v: any, p: string | undefined): boolean {
   // RequestId (anyOf)
-  if (v === null || f0(v, undefined) || typeof v === "string") return true;
+  const u0 = validatorState.unknownVariants;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
+  if (f0(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "null") return v === null || fail(p, "must be null");
@@ -193,7 +199,11 @@ function v_ToolKind(v: any, p: string | undefined): boolean {
 
 function u8(v: any, p: string | undefined): boolean {
   // ToolCallUpdate.kind (anyOf)
-  if (v_ToolKind(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ToolKind(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_ToolKind(v, p);
@@ -213,7 +223,11 @@ function v_ToolCallStatus(v: any, p: string | undefined): boolean {
 
 function u9(v: any, p: string | undefined): boolean {
   // ToolCallUpdate.status (anyOf)
-  if (v_ToolCallStatus(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ToolCallStatus(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_ToolCallStatus(v, p);
@@ -289,7 +303,11 @@ function v_Annotations(v: any, p: string | undefined): boolean {
 
 function u17(v: any, p: string | undefined): boolean {
   // TextContent.annotations (anyOf)
-  if (v_Annotations(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Annotations(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Annotations(v, p);
@@ -333,7 +351,11 @@ function v_TextContent(v: any, p: string | undefined): boolean {
 
 function u19(v: any, p: string | undefined): boolean {
   // ImageContent.annotations (anyOf)
-  if (v_Annotations(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Annotations(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Annotations(v, p);
@@ -392,7 +414,11 @@ function v_ImageContent(v: any, p: string | undefined): boolean {
 
 function u21(v: any, p: string | undefined): boolean {
   // AudioContent.annotations (anyOf)
-  if (v_Annotations(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Annotations(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Annotations(v, p);
@@ -444,7 +470,11 @@ function v_AudioContent(v: any, p: string | undefined): boolean {
 
 function u23(v: any, p: string | undefined): boolean {
   // ResourceLink.annotations (anyOf)
-  if (v_Annotations(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Annotations(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Annotations(v, p);
@@ -539,7 +569,11 @@ function v_ResourceLink(v: any, p: string | undefined): boolean {
 
 function u26(v: any, p: string | undefined): boolean {
   // EmbeddedResource.annotations (anyOf)
-  if (v_Annotations(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Annotations(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Annotations(v, p);
@@ -633,7 +667,11 @@ function v_BlobResourceContents(v: any, p: string | undefined): boolean {
 
 function u29(v: any, p: string | undefined): boolean {
   // EmbeddedResourceResource (anyOf)
-  if (v_TextResourceContents(v, undefined) || v_BlobResourceContents(v, undefined)) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_TextResourceContents(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v_BlobResourceContents(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_TextResourceContents(v, p);
@@ -1423,7 +1461,11 @@ function v_KillTerminalRequest(v: any, p: string | undefined): boolean {
 
 function u48(v: any, p: string | undefined): boolean {
   // ElicitationSessionScope.toolCallId (anyOf)
-  if (v_ToolCallId(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ToolCallId(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_ToolCallId(v, p);
@@ -1480,8 +1522,11 @@ function v_ElicitationRequestScope(v: any, p: string | undefined): boolean {
 
 function u50(v: any, p: string | undefined): boolean {
   // ElicitationFormMode (anyOf)
-  if (v_ElicitationSessionScope(v, undefined) || v_ElicitationRequestScope(v, undefined))
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ElicitationSessionScope(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v_ElicitationRequestScope(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ElicitationSessionScope(v, p);
@@ -1537,7 +1582,11 @@ function v_StringFormat(v: any, p: string | undefined): boolean {
 
 function u58(v: any, p: string | undefined): boolean {
   // StringPropertySchema.format (anyOf)
-  if (v_StringFormat(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_StringFormat(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_StringFormat(v, p);
@@ -2044,6 +2093,7 @@ function v_TitledMultiSelectItems(v: any, p: string | undefined): boolean {
 
 function u71(v: any, p: string | undefined): boolean {
   // MultiSelectItems (tag type)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["type"]) {
       case "string":
@@ -2051,8 +2101,11 @@ function u71(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (f75(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (v_TitledMultiSelectItems(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -2210,6 +2263,7 @@ function f80(v: any, p: string | undefined): boolean {
 
 function u54(v: any, p: string | undefined): boolean {
   // ElicitationPropertySchema (tag type)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["type"]) {
       case "string":
@@ -2229,7 +2283,9 @@ function u54(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (f80(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -2364,8 +2420,11 @@ function v_ElicitationFormMode(v: any, p: string | undefined): boolean {
 
 function u82(v: any, p: string | undefined): boolean {
   // ElicitationUrlMode (anyOf)
-  if (v_ElicitationSessionScope(v, undefined) || v_ElicitationRequestScope(v, undefined))
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ElicitationSessionScope(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v_ElicitationRequestScope(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ElicitationSessionScope(v, p);
@@ -2411,8 +2470,11 @@ function v_ElicitationUrlMode(v: any, p: string | undefined): boolean {
 
 function u84(v: any, p: string | undefined): boolean {
   // CreateElicitationRequest|2 (anyOf)
-  if (v_ElicitationSessionScope(v, undefined) || v_ElicitationRequestScope(v, undefined))
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ElicitationSessionScope(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v_ElicitationRequestScope(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ElicitationSessionScope(v, p);
@@ -2473,6 +2535,7 @@ function f86(v: any, p: string | undefined): boolean {
 
 function u46(v: any, p: string | undefined): boolean {
   // CreateElicitationRequest (tag mode)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["mode"]) {
       case "form":
@@ -2483,7 +2546,9 @@ function u46(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (f86(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -2713,7 +2778,11 @@ function v_SessionListCapabilities(v: any, p: string | undefined): boolean {
 
 function u96(v: any, p: string | undefined): boolean {
   // SessionCapabilities.list (anyOf)
-  if (v_SessionListCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionListCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionListCapabilities(v, p);
@@ -2742,7 +2811,11 @@ function v_SessionDeleteCapabilities(v: any, p: string | undefined): boolean {
 
 function u98(v: any, p: string | undefined): boolean {
   // SessionCapabilities.delete (anyOf)
-  if (v_SessionDeleteCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionDeleteCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionDeleteCapabilities(v, p);
@@ -2771,7 +2844,11 @@ function v_SessionAdditionalDirectoriesCapabilities(v: any, p: string | undefine
 
 function u100(v: any, p: string | undefined): boolean {
   // SessionCapabilities.additionalDirectories (anyOf)
-  if (v_SessionAdditionalDirectoriesCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionAdditionalDirectoriesCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionAdditionalDirectoriesCapabilities(v, p);
@@ -2800,7 +2877,11 @@ function v_SessionSystemPromptOverrideCapabilities(v: any, p: string | undefined
 
 function u104(v: any, p: string | undefined): boolean {
   // SessionSystemPromptModeCapabilities.override (anyOf)
-  if (v_SessionSystemPromptOverrideCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionSystemPromptOverrideCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionSystemPromptOverrideCapabilities(v, p);
@@ -2836,7 +2917,11 @@ function v_SessionSystemPromptModeCapabilities(v: any, p: string | undefined): b
 
 function u105(v: any, p: string | undefined): boolean {
   // SessionSystemPromptCapabilities.mode (anyOf)
-  if (v_SessionSystemPromptModeCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionSystemPromptModeCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionSystemPromptModeCapabilities(v, p);
@@ -2872,7 +2957,11 @@ function v_SessionSystemPromptCapabilities(v: any, p: string | undefined): boole
 
 function u106(v: any, p: string | undefined): boolean {
   // SessionCapabilities.systemPrompt (anyOf)
-  if (v_SessionSystemPromptCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionSystemPromptCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionSystemPromptCapabilities(v, p);
@@ -2901,7 +2990,11 @@ function v_SessionForkCapabilities(v: any, p: string | undefined): boolean {
 
 function u108(v: any, p: string | undefined): boolean {
   // SessionCapabilities.fork (anyOf)
-  if (v_SessionForkCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionForkCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionForkCapabilities(v, p);
@@ -2930,7 +3023,11 @@ function v_SessionArchiveCapabilities(v: any, p: string | undefined): boolean {
 
 function u110(v: any, p: string | undefined): boolean {
   // SessionCapabilities.archive (anyOf)
-  if (v_SessionArchiveCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionArchiveCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionArchiveCapabilities(v, p);
@@ -2959,7 +3056,11 @@ function v_SessionStatusCapabilities(v: any, p: string | undefined): boolean {
 
 function u112(v: any, p: string | undefined): boolean {
   // SessionCapabilities.status (anyOf)
-  if (v_SessionStatusCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionStatusCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionStatusCapabilities(v, p);
@@ -2988,7 +3089,11 @@ function v_SessionTitleCapabilities(v: any, p: string | undefined): boolean {
 
 function u114(v: any, p: string | undefined): boolean {
   // SessionCapabilities.title (anyOf)
-  if (v_SessionTitleCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionTitleCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionTitleCapabilities(v, p);
@@ -3017,7 +3122,11 @@ function v_SessionResumeCapabilities(v: any, p: string | undefined): boolean {
 
 function u116(v: any, p: string | undefined): boolean {
   // SessionCapabilities.resume (anyOf)
-  if (v_SessionResumeCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionResumeCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionResumeCapabilities(v, p);
@@ -3046,7 +3155,11 @@ function v_SessionCloseCapabilities(v: any, p: string | undefined): boolean {
 
 function u118(v: any, p: string | undefined): boolean {
   // SessionCapabilities.close (anyOf)
-  if (v_SessionCloseCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionCloseCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionCloseCapabilities(v, p);
@@ -3164,7 +3277,11 @@ function v_AuthStatusCapabilities(v: any, p: string | undefined): boolean {
 
 function u121(v: any, p: string | undefined): boolean {
   // AgentAuthCapabilities.status (anyOf)
-  if (v_AuthStatusCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_AuthStatusCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_AuthStatusCapabilities(v, p);
@@ -3193,7 +3310,11 @@ function v_LogoutCapabilities(v: any, p: string | undefined): boolean {
 
 function u123(v: any, p: string | undefined): boolean {
   // AgentAuthCapabilities.logout (anyOf)
-  if (v_LogoutCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_LogoutCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_LogoutCapabilities(v, p);
@@ -3255,7 +3376,11 @@ function v_ProvidersCapabilities(v: any, p: string | undefined): boolean {
 
 function u125(v: any, p: string | undefined): boolean {
   // AgentCapabilities.providers (anyOf)
-  if (v_ProvidersCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ProvidersCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ProvidersCapabilities(v, p);
@@ -3456,6 +3581,7 @@ function v_AuthMethodAgent(v: any, p: string | undefined): boolean {
 
 function u127(v: any, p: string | undefined): boolean {
   // AuthMethod (tag type)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["type"]) {
       case "terminal":
@@ -3463,7 +3589,9 @@ function u127(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (v_AuthMethodAgent(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -3538,7 +3666,11 @@ function v_Implementation(v: any, p: string | undefined): boolean {
 
 function u133(v: any, p: string | undefined): boolean {
   // InitializeResponse.agentInfo (anyOf)
-  if (v_Implementation(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Implementation(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Implementation(v, p);
@@ -3674,15 +3806,19 @@ function f143(v: any, p: string | undefined): boolean {
 
 function u144(v: any, p: string | undefined): boolean {
   // LlmProtocol (anyOf)
-  if (
-    f139(v, undefined) ||
-    f140(v, undefined) ||
-    f141(v, undefined) ||
-    f142(v, undefined) ||
-    f143(v, undefined) ||
-    typeof v === "string"
-  )
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (f139(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f140(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f141(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f142(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f143(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return f139(v, p);
@@ -3750,7 +3886,11 @@ function v_ProviderCurrentConfig(v: any, p: string | undefined): boolean {
 
 function u146(v: any, p: string | undefined): boolean {
   // ProviderInfo.current (anyOf)
-  if (v_ProviderCurrentConfig(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ProviderCurrentConfig(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ProviderCurrentConfig(v, p);
@@ -3952,14 +4092,17 @@ function f154(v: any, p: string | undefined): boolean {
 
 function u155(v: any, p: string | undefined): boolean {
   // AuthState (anyOf)
-  if (
-    f151(v, undefined) ||
-    f152(v, undefined) ||
-    f153(v, undefined) ||
-    f154(v, undefined) ||
-    typeof v === "string"
-  )
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (f151(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f152(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f153(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f154(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return f151(v, p);
@@ -4177,7 +4320,11 @@ function v_SessionModeState(v: any, p: string | undefined): boolean {
 
 function u162(v: any, p: string | undefined): boolean {
   // NewSessionResponse.modes (anyOf)
-  if (v_SessionModeState(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionModeState(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionModeState(v, p);
@@ -4324,7 +4471,11 @@ function f168(v: any, p: string | undefined): boolean {
 
 function u171(v: any, p: string | undefined): boolean {
   // SessionConfigSelectOptions (anyOf)
-  if (f166(v, undefined) || f168(v, undefined)) return true;
+  const u0 = validatorState.unknownVariants;
+  if (f166(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f168(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "array") return f166(v, p);
@@ -4461,14 +4612,17 @@ function f177(v: any, p: string | undefined): boolean {
 
 function u178(v: any, p: string | undefined): boolean {
   // SessionConfigOptionCategory (anyOf)
-  if (
-    f174(v, undefined) ||
-    f175(v, undefined) ||
-    f176(v, undefined) ||
-    f177(v, undefined) ||
-    typeof v === "string"
-  )
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (f174(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f175(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f176(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f177(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return f174(v, p);
@@ -4485,7 +4639,11 @@ function v_SessionConfigOptionCategory(v: any, p: string | undefined): boolean {
 
 function u179(v: any, p: string | undefined): boolean {
   // SessionConfigOption.category (anyOf)
-  if (v_SessionConfigOptionCategory(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionConfigOptionCategory(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_SessionConfigOptionCategory(v, p);
@@ -4607,7 +4765,11 @@ function v_NewSessionResponse(v: any, p: string | undefined): boolean {
 
 function u181(v: any, p: string | undefined): boolean {
   // LoadSessionResponse.modes (anyOf)
-  if (v_SessionModeState(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionModeState(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionModeState(v, p);
@@ -4815,7 +4977,11 @@ function v_DeleteSessionResponse(v: any, p: string | undefined): boolean {
 
 function u189(v: any, p: string | undefined): boolean {
   // ForkSessionResponse.modes (anyOf)
-  if (v_SessionModeState(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionModeState(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionModeState(v, p);
@@ -4944,7 +5110,13 @@ function f195(v: any, p: string | undefined): boolean {
 
 function u196(v: any, p: string | undefined): boolean {
   // SessionStatus (anyOf)
-  if (f194(v, undefined) || f195(v, undefined) || typeof v === "string") return true;
+  const u0 = validatorState.unknownVariants;
+  if (f194(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f195(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return f194(v, p);
@@ -5013,7 +5185,11 @@ function v_SetSessionTitleResponse(v: any, p: string | undefined): boolean {
 
 function u199(v: any, p: string | undefined): boolean {
   // ResumeSessionResponse.modes (anyOf)
-  if (v_SessionModeState(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionModeState(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionModeState(v, p);
@@ -5327,7 +5503,11 @@ function v_Usage(v: any, p: string | undefined): boolean {
 
 function u213(v: any, p: string | undefined): boolean {
   // PromptResponse.usage (anyOf)
-  if (v_Usage(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Usage(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Usage(v, p);
@@ -5506,18 +5686,25 @@ function f223(v: any, p: string | undefined): boolean {
 
 function u224(v: any, p: string | undefined): boolean {
   // ErrorCode (anyOf)
-  if (
-    f215(v, undefined) ||
-    f216(v, undefined) ||
-    f217(v, undefined) ||
-    f218(v, undefined) ||
-    f219(v, undefined) ||
-    f220(v, undefined) ||
-    f221(v, undefined) ||
-    f222(v, undefined) ||
-    f223(v, undefined)
-  )
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (f215(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f216(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f217(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f218(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f219(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f220(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f221(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f222(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f223(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "number") return f215(v, p);
@@ -5570,7 +5757,11 @@ function v_MessageId(v: any, p: string | undefined): boolean {
 
 function u228(v: any, p: string | undefined): boolean {
   // ContentChunk.messageId (anyOf)
-  if (v_MessageId(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_MessageId(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_MessageId(v, p);
@@ -6060,7 +6251,9 @@ function v_UnstructuredCommandInput(v: any, p: string | undefined): boolean {
 
 function u246(v: any, p: string | undefined): boolean {
   // AvailableCommandInput (anyOf)
+  const u0 = validatorState.unknownVariants;
   if (v_UnstructuredCommandInput(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_UnstructuredCommandInput(v, p);
@@ -6073,7 +6266,11 @@ function v_AvailableCommandInput(v: any, p: string | undefined): boolean {
 
 function u247(v: any, p: string | undefined): boolean {
   // AvailableCommand.input (anyOf)
-  if (v_AvailableCommandInput(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_AvailableCommandInput(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_AvailableCommandInput(v, p);
@@ -6336,7 +6533,11 @@ function v_Cost(v: any, p: string | undefined): boolean {
 
 function u256(v: any, p: string | undefined): boolean {
   // UsageUpdate.cost (anyOf)
-  if (v_Cost(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Cost(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Cost(v, p);
@@ -6421,8 +6622,15 @@ function f260(v: any, p: string | undefined): boolean {
 
 function u261(v: any, p: string | undefined): boolean {
   // NoticeSeverity (anyOf)
-  if (f258(v, undefined) || f259(v, undefined) || f260(v, undefined) || typeof v === "string")
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (f258(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f259(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f260(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return f258(v, p);
@@ -6539,14 +6747,17 @@ function f267(v: any, p: string | undefined): boolean {
 
 function u268(v: any, p: string | undefined): boolean {
   // CompactionStatus (anyOf)
-  if (
-    f264(v, undefined) ||
-    f265(v, undefined) ||
-    f266(v, undefined) ||
-    f267(v, undefined) ||
-    typeof v === "string"
-  )
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (f264(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f265(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f266(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f267(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return f264(v, p);
@@ -6684,7 +6895,11 @@ function v_SessionCancelCapabilities(v: any, p: string | undefined): boolean {
 
 function u274(v: any, p: string | undefined): boolean {
   // SubagentSessionCapabilities.cancel (anyOf)
-  if (v_SessionCancelCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionCancelCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionCancelCapabilities(v, p);
@@ -6720,7 +6935,11 @@ function v_SubagentSessionCapabilities(v: any, p: string | undefined): boolean {
 
 function u275(v: any, p: string | undefined): boolean {
   // SubagentUpdate.capabilities (anyOf)
-  if (v_SubagentSessionCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SubagentSessionCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SubagentSessionCapabilities(v, p);
@@ -6749,7 +6968,11 @@ function v_RunningStateUpdate(v: any, p: string | undefined): boolean {
 
 function u280(v: any, p: string | undefined): boolean {
   // ErrorStopReason.error (anyOf)
-  if (v_Error(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Error(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Error(v, p);
@@ -6862,6 +7085,7 @@ function f283(v: any, p: string | undefined): boolean {
 
 function u278(v: any, p: string | undefined): boolean {
   // IdleStateUpdate (tag stopReason)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["stopReason"]) {
       case "end_turn":
@@ -6884,8 +7108,11 @@ function u278(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (f282(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (f283(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -6909,7 +7136,11 @@ function u278(v: any, p: string | undefined): boolean {
 
 function u285(v: any, p: string | undefined): boolean {
   // IdleStateUpdate.usage (anyOf)
-  if (v_Usage(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Usage(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Usage(v, p);
@@ -7051,6 +7282,7 @@ function f289(v: any, p: string | undefined): boolean {
 
 function u276(v: any, p: string | undefined): boolean {
   // StateUpdate (tag state)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["state"]) {
       case "running":
@@ -7067,7 +7299,9 @@ function u276(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (f289(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -7091,7 +7325,11 @@ function v_StateUpdate(v: any, p: string | undefined): boolean {
 
 function u290(v: any, p: string | undefined): boolean {
   // SubagentUpdate.state (anyOf)
-  if (v_StateUpdate(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_StateUpdate(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_StateUpdate(v, p);
@@ -7185,7 +7423,11 @@ function v_SubagentUpdate(v: any, p: string | undefined): boolean {
 
 function u293(v: any, p: string | undefined): boolean {
   // SessionMessage.senderSessionId (anyOf)
-  if (v_SessionId(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionId(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_SessionId(v, p);
@@ -7195,7 +7437,11 @@ function u293(v: any, p: string | undefined): boolean {
 
 function u294(v: any, p: string | undefined): boolean {
   // SessionMessage.recipientSessionId (anyOf)
-  if (v_SessionId(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionId(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_SessionId(v, p);
@@ -7205,7 +7451,11 @@ function u294(v: any, p: string | undefined): boolean {
 
 function u295(v: any, p: string | undefined): boolean {
   // SessionMessage.senderMessageId (anyOf)
-  if (v_MessageId(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_MessageId(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_MessageId(v, p);
@@ -7215,7 +7465,11 @@ function u295(v: any, p: string | undefined): boolean {
 
 function u296(v: any, p: string | undefined): boolean {
   // SessionMessage.recipientMessageId (anyOf)
-  if (v_MessageId(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_MessageId(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_MessageId(v, p);
@@ -7619,7 +7873,11 @@ function v_CompactionCapabilities(v: any, p: string | undefined): boolean {
 
 function u306(v: any, p: string | undefined): boolean {
   // ClientSessionCapabilities.compaction (anyOf)
-  if (v_CompactionCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_CompactionCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_CompactionCapabilities(v, p);
@@ -7648,7 +7906,11 @@ function v_BooleanConfigOptionCapabilities(v: any, p: string | undefined): boole
 
 function u309(v: any, p: string | undefined): boolean {
   // SessionConfigOptionsCapabilities.boolean (anyOf)
-  if (v_BooleanConfigOptionCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_BooleanConfigOptionCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_BooleanConfigOptionCapabilities(v, p);
@@ -7684,7 +7946,11 @@ function v_SessionConfigOptionsCapabilities(v: any, p: string | undefined): bool
 
 function u310(v: any, p: string | undefined): boolean {
   // ClientSessionCapabilities.configOptions (anyOf)
-  if (v_SessionConfigOptionsCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionConfigOptionsCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SessionConfigOptionsCapabilities(v, p);
@@ -7701,7 +7967,11 @@ function v_NoticeCapabilities(v: any, p: string | undefined): boolean {
 
 function u311(v: any, p: string | undefined): boolean {
   // ClientSessionCapabilities.notices (anyOf)
-  if (v_NoticeCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_NoticeCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_NoticeCapabilities(v, p);
@@ -7751,7 +8021,11 @@ function v_ClientSessionCapabilities(v: any, p: string | undefined): boolean {
 
 function u312(v: any, p: string | undefined): boolean {
   // ClientCapabilities.session (anyOf)
-  if (v_ClientSessionCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ClientSessionCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ClientSessionCapabilities(v, p);
@@ -7780,7 +8054,11 @@ function v_SubagentCapabilities(v: any, p: string | undefined): boolean {
 
 function u314(v: any, p: string | undefined): boolean {
   // ClientCapabilities.subagents (anyOf)
-  if (v_SubagentCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SubagentCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SubagentCapabilities(v, p);
@@ -7809,7 +8087,11 @@ function v_PlanCapabilities(v: any, p: string | undefined): boolean {
 
 function u316(v: any, p: string | undefined): boolean {
   // ClientCapabilities.plan (anyOf)
-  if (v_PlanCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_PlanCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_PlanCapabilities(v, p);
@@ -7864,7 +8146,11 @@ function v_ElicitationFormCapabilities(v: any, p: string | undefined): boolean {
 
 function u320(v: any, p: string | undefined): boolean {
   // ElicitationCapabilities.form (anyOf)
-  if (v_ElicitationFormCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ElicitationFormCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ElicitationFormCapabilities(v, p);
@@ -7893,7 +8179,11 @@ function v_ElicitationUrlCapabilities(v: any, p: string | undefined): boolean {
 
 function u322(v: any, p: string | undefined): boolean {
   // ElicitationCapabilities.url (anyOf)
-  if (v_ElicitationUrlCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ElicitationUrlCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ElicitationUrlCapabilities(v, p);
@@ -7936,7 +8226,11 @@ function v_ElicitationCapabilities(v: any, p: string | undefined): boolean {
 
 function u323(v: any, p: string | undefined): boolean {
   // ClientCapabilities.elicitation (anyOf)
-  if (v_ElicitationCapabilities(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_ElicitationCapabilities(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_ElicitationCapabilities(v, p);
@@ -8014,7 +8308,11 @@ function v_ClientCapabilities(v: any, p: string | undefined): boolean {
 
 function u324(v: any, p: string | undefined): boolean {
   // InitializeRequest.clientInfo (anyOf)
-  if (v_Implementation(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_Implementation(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_Implementation(v, p);
@@ -8520,6 +8818,7 @@ function v_McpServerStdio(v: any, p: string | undefined): boolean {
 
 function u335(v: any, p: string | undefined): boolean {
   // McpServer (tag type)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["type"]) {
       case "http":
@@ -8533,7 +8832,9 @@ function u335(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (v_McpServerStdio(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -8591,7 +8892,13 @@ function f347(v: any, p: string | undefined): boolean {
 
 function u348(v: any, p: string | undefined): boolean {
   // SystemPromptMode (anyOf)
-  if (f346(v, undefined) || f347(v, undefined) || typeof v === "string") return true;
+  const u0 = validatorState.unknownVariants;
+  if (f346(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f347(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return f346(v, p);
@@ -8655,7 +8962,11 @@ function v_SystemPrompt(v: any, p: string | undefined): boolean {
 
 function u350(v: any, p: string | undefined): boolean {
   // NewSessionRequest.systemPrompt (anyOf)
-  if (v_SystemPrompt(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SystemPrompt(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SystemPrompt(v, p);
@@ -8742,7 +9053,11 @@ function f353(v: any, p: string | undefined): boolean {
 
 function u354(v: any, p: string | undefined): boolean {
   // LoadSessionRequest.systemPrompt (anyOf)
-  if (v_SystemPrompt(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SystemPrompt(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SystemPrompt(v, p);
@@ -8842,8 +9157,15 @@ function f358(v: any, p: string | undefined): boolean {
 
 function u359(v: any, p: string | undefined): boolean {
   // SessionArchiveFilter (anyOf)
-  if (f356(v, undefined) || f357(v, undefined) || f358(v, undefined) || typeof v === "string")
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (f356(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f357(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f358(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return f356(v, p);
@@ -8859,7 +9181,11 @@ function v_SessionArchiveFilter(v: any, p: string | undefined): boolean {
 
 function u360(v: any, p: string | undefined): boolean {
   // ListSessionsRequest.archived (anyOf)
-  if (v_SessionArchiveFilter(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SessionArchiveFilter(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return v_SessionArchiveFilter(v, p);
@@ -8961,7 +9287,11 @@ function f364(v: any, p: string | undefined): boolean {
 
 function u365(v: any, p: string | undefined): boolean {
   // ForkSessionRequest.systemPrompt (anyOf)
-  if (v_SystemPrompt(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SystemPrompt(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SystemPrompt(v, p);
@@ -9170,7 +9500,11 @@ function f372(v: any, p: string | undefined): boolean {
 
 function u373(v: any, p: string | undefined): boolean {
   // ResumeSessionRequest.systemPrompt (anyOf)
-  if (v_SystemPrompt(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_SystemPrompt(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_SystemPrompt(v, p);
@@ -9329,6 +9663,7 @@ function f378(v: any, p: string | undefined): boolean {
 
 function u376(v: any, p: string | undefined): boolean {
   // SetSessionConfigOptionRequest (tag type)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["type"]) {
       case "boolean":
@@ -9336,7 +9671,9 @@ function u376(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (f378(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -9645,7 +9982,11 @@ function v_TerminalExitStatus(v: any, p: string | undefined): boolean {
 
 function u391(v: any, p: string | undefined): boolean {
   // TerminalOutputResponse.exitStatus (anyOf)
-  if (v_TerminalExitStatus(v, undefined) || v === null) return true;
+  const u0 = validatorState.unknownVariants;
+  if (v_TerminalExitStatus(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (v === null) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return v_TerminalExitStatus(v, p);
@@ -9812,14 +10153,17 @@ function f400(v: any, p: string | undefined): boolean {
 
 function u401(v: any, p: string | undefined): boolean {
   // ElicitationContentValue (anyOf)
-  if (
-    typeof v === "string" ||
-    f399(v, undefined) ||
-    typeof v === "number" ||
-    typeof v === "boolean" ||
-    f400(v, undefined)
-  )
-    return true;
+  const u0 = validatorState.unknownVariants;
+  if (typeof v === "string") return true;
+  validatorState.unknownVariants = u0;
+  if (f399(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "number") return true;
+  validatorState.unknownVariants = u0;
+  if (typeof v === "boolean") return true;
+  validatorState.unknownVariants = u0;
+  if (f400(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "string") return typeof v === "string" || fail(p, "must be string");
@@ -9924,6 +10268,7 @@ function f403(v: any, p: string | undefined): boolean {
 
 function u396(v: any, p: string | undefined): boolean {
   // CreateElicitationResponse (tag action)
+  const u0 = validatorState.unknownVariants;
   if (typeof v === "object" && v !== null && !Array.isArray(v)) {
     switch (v["action"]) {
       case "accept":
@@ -9937,7 +10282,9 @@ function u396(v: any, p: string | undefined): boolean {
         break;
     }
   }
+  validatorState.unknownVariants = u0;
   if (f403(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
     return fail(p, "must be an object");
@@ -10060,7 +10407,11 @@ function f406(v: any, p: string | undefined): boolean {
 
 function u409(v: any, p: string | undefined): boolean {
   // MessageMcpResponse (anyOf)
-  if (f405(v, undefined) || f406(v, undefined)) return true;
+  const u0 = validatorState.unknownVariants;
+  if (f405(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
+  if (f406(v, undefined)) return true;
+  validatorState.unknownVariants = u0;
   if (p === undefined) return false;
   const t = jsonType(v);
   if (t === "object") return f405(v, p);
