@@ -186,7 +186,6 @@ export class Dispatcher {
       params = checked.value;
     }
     const request = new InboundRequest(id, method);
-    this.running.set(id, request);
     let result: unknown;
     try {
       result = route.handle(params, request);
@@ -195,6 +194,9 @@ export class Dispatcher {
       return;
     }
     if (isThenable(result)) {
+      // Only a handler still running can be cancelled, and no `$/cancel_request` can be
+      // read before this function returns: register it now.
+      this.running.set(id, request);
       result.then(
         (value) => this.finish(request, value, undefined, false),
         (error: unknown) => this.finish(request, undefined, error, true),
@@ -275,7 +277,9 @@ export class Dispatcher {
   private finish(request: InboundRequest, value: unknown, error: unknown, failed: boolean): void {
     if (request.answered) return;
     request.answered = true;
-    if (this.running.get(request.id) === request) this.running.delete(request.id);
+    if (this.running.size > 0 && this.running.get(request.id) === request) {
+      this.running.delete(request.id);
+    }
     if (this.host.isClosed) {
       this.host.logger.debug?.("Dropped an answer: the connection is closed", {
         method: request.method,

@@ -81,8 +81,11 @@ export class LineSplitter {
     }
     if (this.pendingBytes + (last - start) <= this.maxLineBytes) {
       // Fast path: every line of this segment is within the limit.
-      const joined = this.takeLine(chunk, start, last);
-      for (const line of joined.split("\n")) out.push(line);
+      const lines = this.takeLine(chunk, start, last).split("\n");
+      this.appendPartial(chunk, last + 1, chunk.length);
+      if (out.length === 0) return lines;
+      for (const line of lines) out.push(line);
+      return out;
     } else {
       this.splitSlowly(chunk, start, last, out);
     }
@@ -103,11 +106,17 @@ export class LineSplitter {
 
   /** The pending partial line followed by `bytes[from, to)`, decoded; resets the pending state. */
   private takeLine(bytes: Uint8Array, from: number, to: number): string {
-    const head = this.decodeCarry(bytes, from, to, true);
-    const text = head.text + this.decoder.decode(bytes.subarray(head.next, to));
-    const line = this.pending.length > 0 ? this.pending.join("") + text : text;
-    this.pending = [];
+    let text: string;
+    if (this.carry === undefined) {
+      text = this.decoder.decode(bytes.subarray(from, to));
+    } else {
+      const head = this.decodeCarry(bytes, from, to, true);
+      text = head.text + this.decoder.decode(bytes.subarray(head.next, to));
+    }
     this.pendingBytes = 0;
+    if (this.pending.length === 0) return text;
+    const line = this.pending.join("") + text;
+    this.pending = [];
     return line;
   }
 

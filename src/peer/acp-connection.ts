@@ -12,7 +12,8 @@ import {
 } from "../jsonrpc/connection.js";
 import type { Router } from "../jsonrpc/dispatch.js";
 import type { Stream } from "../jsonrpc/messages.js";
-import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
+import type { ResultShape } from "../jsonrpc/pending.js";
+import type { MethodHandler } from "../schema/method-spec.js";
 import { outboundSpecs } from "./router.js";
 
 /** Options of an {@link AgentSideConnection} or {@link ClientSideConnection}. */
@@ -21,7 +22,8 @@ export type AcpConnectionOptions = ConnectionOptions;
 /** @internal */
 export class AcpConnectionCore {
   readonly rpc: JsonRpcConnection;
-  private readonly requestSpecs: Map<string, MethodSpec>;
+  /** How to check the result of each protocol request the peer handles. */
+  private readonly resultShapes: Map<string, ResultShape>;
 
   constructor(
     stream: Stream,
@@ -29,7 +31,12 @@ export class AcpConnectionCore {
     router: () => Router,
     options: AcpConnectionOptions | undefined,
   ) {
-    this.requestSpecs = outboundSpecs(peerSide, "request");
+    this.resultShapes = new Map(
+      [...outboundSpecs(peerSide, "request")].map(([method, spec]) => [
+        method,
+        { validate: spec.validateResult, emptyResult: spec.emptyResult },
+      ]),
+    );
     let built: Router | undefined;
     // The implementation is created after the connection (it may want a reference to
     // it), so the router is built on first use; reading starts asynchronously.
@@ -45,15 +52,7 @@ export class AcpConnectionCore {
 
   /** Sends a request; protocol methods get their result validated. */
   request<T>(method: string, params: unknown, options?: SendRequestOptions): Promise<T> {
-    const spec = this.requestSpecs.get(method);
-    return this.rpc.request<T>(
-      method,
-      params,
-      options,
-      spec === undefined
-        ? undefined
-        : { validate: spec.validateResult, emptyResult: spec.emptyResult },
-    );
+    return this.rpc.request<T>(method, params, options, this.resultShapes.get(method));
   }
 
   notify(method: string, params: unknown): Promise<void> {
