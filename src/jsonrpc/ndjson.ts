@@ -30,6 +30,9 @@ import {
  */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
+/** Size of the slabs small outgoing chunks are encoded into. */
+const SLAB_BYTES = 64 * 1024;
+
 /** Characters queued for writing beyond which senders are asked to wait. */
 const HIGH_WATER_CHARS = 1024 * 1024;
 
@@ -79,6 +82,8 @@ class NdJsonTransport implements Transport {
   private writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   private readonly encoder = new TextEncoder();
+  private slab = new Uint8Array(0);
+  private slabUsed = 0;
   private queue: string[] = [];
   private queuedChars = 0;
   private writing = false;
@@ -152,7 +157,25 @@ class NdJsonTransport implements Transport {
   private write(text: string): void {
     const writer = this.acquireWriter();
     if (writer === undefined) return;
-    writer.write(this.encoder.encode(text)).then(this.afterWrite, this.onWriteError);
+    writer.write(this.encode(text)).then(this.afterWrite, this.onWriteError);
+  }
+
+  /**
+   * UTF-8 bytes of `text`. Small texts are encoded into views of a shared slab, which is
+   * several times cheaper than a fresh buffer each; a slab is never written twice, so a
+   * chunk stays intact however long the consumer keeps it.
+   */
+  private encode(text: string): Uint8Array {
+    const worst = text.length * 3;
+    if (worst > SLAB_BYTES / 4) return this.encoder.encode(text);
+    if (this.slab.length - this.slabUsed < worst) {
+      this.slab = new Uint8Array(SLAB_BYTES);
+      this.slabUsed = 0;
+    }
+    const start = this.slabUsed;
+    const { written } = this.encoder.encodeInto(text, this.slab.subarray(start));
+    this.slabUsed = start + written;
+    return this.slab.subarray(start, this.slabUsed);
   }
 
   private readonly afterWrite = (): void => {
