@@ -178,6 +178,24 @@ describe("ClientSideConnection", () => {
     ]);
   });
 
+  it("keeps unknown fields everywhere, at every depth", async () => {
+    const peer = rawPeer();
+    const seen: SessionNotification[] = [];
+    new ClientSideConnection(() => baseClient({ sessionUpdate: (n) => void seen.push(n) }), peer.stream);
+    const params = {
+      sessionId: "s",
+      futureTopLevel: { a: [1, 2] },
+      update: {
+        sessionUpdate: "agent_message_chunk",
+        futureField: true,
+        content: { type: "text", text: "hi", futureInner: "kept" },
+      },
+    };
+    await peer.write({ jsonrpc: "2.0", method: "session/update", params });
+    await tick(5);
+    expect(seen).toEqual([params]);
+  });
+
   it("types unknown variants so that an exhaustive switch must handle them", () => {
     // Compile-time check: the default branch receives the unknown variant, not `never`.
     const describeUpdate = (u: SessionUpdate): string => {
