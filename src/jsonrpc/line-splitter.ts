@@ -44,7 +44,8 @@ function completeEnd(bytes: Uint8Array, from: number, to: number): number {
 
 /** The line splitter; see the module comment. */
 export class LineSplitter {
-  private readonly decoder = new TextDecoder("utf-8");
+  /** `ignoreBOM`: a U+FEFF is kept wherever it is, so every line is decoded alike. */
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   /** Decoded pieces of the current partial line. */
   private pending: string[] = [];
   /** Byte length of the current partial line. */

@@ -253,7 +253,9 @@ class NdJsonTransport implements Transport {
 
   private deliverLine(line: string, sink: TransportSink): void | Promise<void> {
     if (line.length === 0) return;
-    const text = line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+    let text = line.charCodeAt(line.length - 1) === 13 ? line.slice(0, -1) : line;
+    // A byte order mark before a message is tolerated (JSON parsers may ignore one).
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     let message: unknown;
     try {
       message = JSON.parse(text);

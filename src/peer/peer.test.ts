@@ -181,7 +181,10 @@ describe("ClientSideConnection", () => {
   it("keeps unknown fields everywhere, at every depth", async () => {
     const peer = rawPeer();
     const seen: SessionNotification[] = [];
-    new ClientSideConnection(() => baseClient({ sessionUpdate: (n) => void seen.push(n) }), peer.stream);
+    new ClientSideConnection(
+      () => baseClient({ sessionUpdate: (n) => void seen.push(n) }),
+      peer.stream,
+    );
     const params = {
       sessionId: "s",
       futureTopLevel: { a: [1, 2] },

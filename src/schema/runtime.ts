@@ -70,7 +70,8 @@ export function fail(path: string, message: string): false {
  * @internal
  */
 export function repair(path: string, key: string | number, action: Repair["action"]): false {
-  validatorState.repairs.push({ path, key, action });
+  const repairs = validatorState.repairs;
+  if (repairs.length <= MAX_REPAIRS) repairs.push({ path, key, action });
   return false;
 }
 
@@ -169,6 +170,8 @@ export type SalvageResult<T> =
   | { readonly ok: false; readonly issues: readonly ValidationIssue[] };
 
 const MAX_SALVAGE_ROUNDS = 4;
+/** The most repairs one message may need before it is rejected instead. */
+const MAX_REPAIRS = 10_000;
 
 function pointerSegments(path: string): string[] {
   if (path === "") return [];
@@ -191,40 +194,72 @@ function keyPath(repair: Repair): string {
   return `${repair.path}/${escapePointer(String(repair.key))}`;
 }
 
-/** Keeps only repairs with no other repair beneath them, deepest array indexes first. */
+/** The index of the first element of sorted `list` that is `>= key`, searching from `from`. */
+function lowerBound(list: readonly string[], key: string, from: number): number {
+  let lo = from;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid] ?? "") < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Keeps only repairs with no other repair beneath them (in O(n log n)). */
 function leafRepairs(repairs: readonly Repair[]): Repair[] {
   const unique = new Map<string, Repair>();
   for (const r of repairs) unique.set(keyPath(r), r);
-  const paths = [...unique.keys()];
-  const leaves = [...unique.entries()]
-    .filter(([path]) => !paths.some((other) => other !== path && other.startsWith(path + "/")))
-    .map(([, r]) => r);
-  // Remove higher indexes first so that lower ones stay valid.
-  return leaves.sort((a, b) =>
-    typeof a.key === "number" && typeof b.key === "number" && a.path === b.path ? b.key - a.key : 0,
-  );
+  // A path's descendants sort after it; the first path >= "path/" tells whether it has any.
+  const paths = [...unique.keys()].sort();
+  const leaves: Repair[] = [];
+  paths.forEach((path, i) => {
+    const prefix = path + "/";
+    const next = paths[lowerBound(paths, prefix, i + 1)];
+    const fix = unique.get(path);
+    if (fix !== undefined && next?.startsWith(prefix) !== true) leaves.push(fix);
+  });
+  return leaves;
 }
 
-function applyRepair(root: unknown, fix: Repair): boolean {
-  const holder = resolvePointer(root, fix.path);
-  if (typeof holder !== "object" || holder === null) return false;
-  if (fix.action === "drop") {
-    if (!Array.isArray(holder) || typeof fix.key !== "number" || fix.key >= holder.length)
-      return false;
-    holder.splice(fix.key, 1);
-    return true;
+/** Applies repairs; drops from one array are done in a single pass. Returns those applied. */
+function applyRepairs(root: unknown, fixes: readonly Repair[]): Repair[] {
+  const applied: Repair[] = [];
+  const drops = new Map<string, Repair[]>();
+  for (const fix of fixes) {
+    if (fix.action === "drop") {
+      const list = drops.get(fix.path);
+      if (list === undefined) drops.set(fix.path, [fix]);
+      else list.push(fix);
+      continue;
+    }
+    const holder = resolvePointer(root, fix.path);
+    if (typeof holder !== "object" || holder === null || Array.isArray(holder)) continue;
+    const record = holder as Record<string, unknown>;
+    const key = String(fix.key);
+    if (!(key in record)) continue;
+    if (fix.action === "delete") {
+      // The field reads as absent, i.e. as its default.
+      Reflect.deleteProperty(record, key);
+    } else {
+      if (record[key] !== null) continue;
+      record[key] = fix.action === "empty-array" ? [] : {};
+    }
+    applied.push(fix);
   }
-  const record = holder as Record<string, unknown>;
-  const key = String(fix.key);
-  if (!(key in record)) return false;
-  if (fix.action === "empty-array" || fix.action === "empty-object") {
-    if (record[key] !== null) return false;
-    record[key] = fix.action === "empty-array" ? [] : {};
-    return true;
+  for (const [path, list] of drops) {
+    const array = resolvePointer(root, path);
+    if (!Array.isArray(array)) continue;
+    const dropped = new Set(list.map((f) => f.key));
+    let kept = 0;
+    for (let i = 0; i < array.length; i++) {
+      if (!dropped.has(i)) array[kept++] = array[i];
+    }
+    if (kept === array.length) continue;
+    array.length = kept;
+    applied.push(...list);
   }
-  // "delete": the field reads as absent, i.e. its default.
-  Reflect.deleteProperty(record, key);
-  return true;
+  return applied;
 }
 
 /**
@@ -237,27 +272,37 @@ export function salvage<T>(validator: RawValidator, value: unknown): SalvageResu
   const first = runValidator<T>(validator, value);
   if (first.ok) return { ok: true, value: first.value, repaired: [] };
   const repaired: ValidationIssue[] = [];
+  let repairCount = 0;
   for (let round = 0; round < MAX_SALVAGE_ROUNDS; round++) {
     validatorState.repairs = [];
     validatorState.issues = [];
     validator(value, "");
     const issues = validatorState.issues;
-    const fixes = leafRepairs(validatorState.repairs);
+    const recorded = validatorState.repairs;
     validatorState.repairs = [];
     validatorState.issues = [];
-    let applied = 0;
-    for (const fix of fixes) {
-      if (!applyRepair(value, fix)) continue;
-      applied++;
+    // Too many invalid parts: not worth repairing (and bounded work on hostile input).
+    if (recorded.length > MAX_REPAIRS || repairCount + recorded.length > MAX_REPAIRS) break;
+    const applied = applyRepairs(value, leafRepairs(recorded));
+    if (applied.length === 0) break;
+    repairCount += applied.length;
+    for (const fix of applied) {
+      if (repaired.length >= MAX_ISSUES) break;
       const at = keyPath(fix);
       const cause = issues.find((i) => i.path === at || i.path.startsWith(at + "/"));
+      const what =
+        fix.action === "drop" ? "dropped" : fix.action === "delete" ? "removed" : "reset to empty";
       repaired.push({
         path: at,
-        message: `${fix.action === "drop" ? "dropped" : fix.action === "delete" ? "removed" : "reset to empty"}${cause === undefined ? "" : ` (${cause.message})`}`,
+        message: cause === undefined ? what : `${what} (${cause.message})`,
       });
     }
-    if (applied === 0) break;
-    if (validator(value, undefined)) return { ok: true, value: value as T, repaired };
+    if (validator(value, undefined)) {
+      if (repairCount > repaired.length) {
+        repaired.push({ path: "", message: `and ${repairCount - repaired.length} more repairs` });
+      }
+      return { ok: true, value: value as T, repaired };
+    }
   }
   return { ok: false, issues: first.issues };
 }

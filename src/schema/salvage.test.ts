@@ -72,6 +72,30 @@ describe("salvage (the reference decoder's leniency)", () => {
     expect(terminal).toMatchObject({ ok: true, value: { env: {} } });
   });
 
+  it("repairs long lists in one pass and gives up beyond its repair budget", () => {
+    const item = (i: number) =>
+      i % 2 === 0
+        ? { type: "content", content: { type: "text", text: `ok ${i}` } }
+        : { type: "diff", path: i };
+    const big = {
+      toolCallId: "t",
+      title: "T",
+      content: Array.from({ length: 9000 }, (_, i) => item(i)),
+    };
+    const out = salvage(V.ToolCall, big);
+    expect(out.ok).toBe(true);
+    if (out.ok) {
+      expect((out.value as { content: unknown[] }).content).toHaveLength(4500);
+      expect(out.repaired.at(-1)?.message).toMatch(/more repairs/);
+    }
+    const hostile = {
+      toolCallId: "t",
+      title: "T",
+      content: Array.from({ length: 30000 }, () => 1),
+    };
+    expect(salvage(V.ToolCall, hostile).ok).toBe(false);
+  });
+
   it("does not repair required fields", () => {
     const out = salvage(V.SessionNotification, {
       sessionId: "s",
