@@ -248,8 +248,9 @@ function applyRepairs(root: unknown, fixes: readonly Repair[]): Repair[] {
     applied.push(fix);
   }
   for (const [path, list] of drops) {
-    const array = resolvePointer(root, path);
-    if (!Array.isArray(array)) continue;
+    const found = resolvePointer(root, path);
+    if (!Array.isArray(found)) continue;
+    const array = found as unknown[];
     const dropped = new Set(list.map((f) => f.key));
     let kept = 0;
     for (let i = 0; i < array.length; i++) {
