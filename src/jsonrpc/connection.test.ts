@@ -301,7 +301,7 @@ describe("JsonRpcConnection: closing", () => {
         throw new Error("EPIPE");
       },
     });
-    const { ndJsonStream } = await import("./ndjson.js");
+    const { ndJsonStream } = await import("../transport/ndjson.js");
     const c = new JsonRpcConnection(ndJsonStream(output, new ReadableStream()), router({}));
     await expect(c.request("x")).rejects.toMatchObject({ code: "connection_closed" });
     await c.closed;

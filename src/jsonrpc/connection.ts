@@ -10,7 +10,7 @@ import { Lifecycle, type CloseCause } from "./lifecycle.js";
 import { silentLogger, type Logger } from "./logger.js";
 import type { Stream } from "./messages.js";
 import { PendingRequest, PendingRequests, type ResultPolicy, type ResultShape } from "./pending.js";
-import { transportFor, type Transport } from "./transport.js";
+import { transportFor, type Transport } from "../transport/transport.js";
 
 /** Options of a connection. */
 export interface ConnectionOptions {

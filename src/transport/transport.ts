@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { Logger } from "./logger.js";
+import type { Logger } from "../jsonrpc/logger.js";
 import type { EnvelopeInfo } from "./envelope-scanner.js";
-import type { Stream } from "./messages.js";
+import type { Stream } from "../jsonrpc/messages.js";
 import { MessageStreamTransport } from "./message-stream-transport.js";
 
 /** Receives what a transport reads. */

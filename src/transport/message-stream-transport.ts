@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AnyMessage, Stream } from "./messages.js";
+import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
 import type { Transport, TransportOptions, TransportSink } from "./transport.js";
 
 export class MessageStreamTransport implements Transport {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { rawPeer, tick } from "../../test/support/raw-peer.js";
-import { JsonRpcConnection } from "./connection.js";
-import type { Router } from "./dispatch.js";
-import type { LogFields, Logger } from "./logger.js";
+import { JsonRpcConnection } from "../jsonrpc/connection.js";
+import type { Router } from "../jsonrpc/dispatch.js";
+import type { LogFields, Logger } from "../jsonrpc/logger.js";
 import { ndJsonStream } from "./ndjson.js";
 
 const echoRouter: Router = {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Stream } from "./messages.js";
+import type { Stream } from "../jsonrpc/messages.js";
 import { ndJsonStream, type NdJsonStreamOptions } from "./ndjson.js";
 
 /** Two linked {@link Stream}s: what one side writes, the other reads. */

@@ -13,10 +13,10 @@
  * @module
  */
 import type { EnvelopeInfo } from "./envelope-scanner.js";
-import { ErrorCodes } from "./errors.js";
+import { ErrorCodes } from "../jsonrpc/errors.js";
 import { LineSplitter, type OversizedLine } from "./line-splitter.js";
-import { silentLogger, type Logger } from "./logger.js";
-import type { AnyMessage, Stream } from "./messages.js";
+import { silentLogger, type Logger } from "../jsonrpc/logger.js";
+import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
 import {
   TRANSPORT_FACTORY,
   type Transport,
