@@ -9,6 +9,8 @@
  *   --runs=<n>   | BENCH_RUNS       timed runs per scenario and implementation
  *   --only=S1,S3 | BENCH_ONLY       subset of S1,S2,S2c,S3,S4,import
  *   --quick                         small sizes, 1 run: a smoke test, not a measurement
+ *   --interleaved                   run S1/S2/S2c in this process, alternating
+ *                                   implementations (default: a fresh process each)
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -21,6 +23,7 @@ import { officialImpl } from "./scenarios/official.ts";
 import { rawImpl } from "./scenarios/raw.ts";
 import { startStdioSession, type StdioImpl } from "./scenarios/stdio.ts";
 import type { BigReadSample } from "./scenarios/big-read-child.ts";
+import type { InProcessSamples } from "./scenarios/in-process-child.ts";
 
 // ---------------------------------------------------------------- options
 
@@ -38,9 +41,9 @@ const SIZES = quick
   : { s1: 100_000, s2: 20_000, s2c: 20_000, inFlight: 1_000, s3: 20 * 1024 * 1024, s4: 100_000 };
 const runs = (fallback: number): number => (quick ? 1 : Number(runsOverride ?? fallback));
 const RUNS = {
-  s1: runs(5),
-  s2: runs(5),
-  s2c: runs(5),
+  s1: runs(9),
+  s2: runs(9),
+  s2c: runs(9),
   s3: runs(5),
   s4: runs(5),
   coldImport: quick ? 3 : 7,
@@ -79,9 +82,74 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
+const interleaved = process.argv.includes("--interleaved");
+/** Rounds of fresh processes per isolated scenario. */
+const ISOLATED_ROUNDS = 3;
+
+/** Runs one in-process scenario for one implementation in a fresh child process. */
+function runInProcessChild(
+  kitUrl: string,
+  args: [scenario: string, key: Key, runs: number, size: number, warmup: number, inFlight?: number],
+): Promise<InProcessSamples> {
+  return new Promise((done, fail) => {
+    const child = spawn(
+      process.execPath,
+      [
+        "--expose-gc",
+        "--import",
+        "tsx",
+        resolve(REPO_ROOT, "bench/scenarios/in-process-child.ts"),
+        ...args.map(String),
+      ],
+      {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", "pipe", "inherit"],
+        env: { ...process.env, ACP_KIT_MODULE: kitUrl },
+      },
+    );
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    child.on("error", fail);
+    child.on("exit", (code) => {
+      if (code !== 0) fail(new Error(`${args[0]} child for ${args[1]} exited with ${code}`));
+      else done(JSON.parse(out) as InProcessSamples);
+    });
+  });
+}
+
 /**
- * In-process scenario: one warm-up per implementation at `warmupArg`, then
- * `rounds` interleaved rounds, a full GC before every timed run.
+ * In-process scenario, isolated (the default): each implementation runs in fresh
+ * processes of its own (a warm-up, then timed runs). To spread machine drift evenly, the
+ * runs are split over `ISOLATED_ROUNDS` rounds, each starting one process per
+ * implementation, in a rotating order.
+ */
+async function isolated(
+  name: string,
+  kitUrl: string,
+  runCount: number,
+  size: number,
+  warmup: number,
+  inFlight?: number,
+): Promise<ScenarioSamples> {
+  const samples = emptySamples();
+  const rounds = Math.min(ISOLATED_ROUNDS, runCount);
+  const perChild = Math.ceil(runCount / rounds);
+  for (let round = 0; round < rounds; round++) {
+    for (const key of order(round)) {
+      const args: [string, Key, number, number, number, number?] = [name, key, perChild, size, warmup];
+      if (inFlight !== undefined) args.push(inFlight);
+      const r = await runInProcessChild(kitUrl, args as Parameters<typeof runInProcessChild>[1]);
+      samples[key].ms.push(...r.ms);
+      if (r.receivedAtResolve) (samples[key].receivedAtResolve ??= []).push(...r.receivedAtResolve);
+    }
+    log(`${name}: round ${round + 1}/${rounds} done`);
+  }
+  return samples;
+}
+
+/**
+ * In-process scenario, `--interleaved`: one warm-up per implementation at `warmupArg`,
+ * then `rounds` interleaved rounds in this process, a full GC before every timed run.
  */
 async function inProcess<A>(
   name: string,
@@ -293,16 +361,18 @@ const results: Partial<Record<"S1" | "S2" | "S2c" | "S3" | "S4", ScenarioSamples
 const rows: Row[] = [];
 
 if (only.has("S1")) {
-  const s = await inProcess("S1", impls, RUNS.s1, SIZES.s1, SIZES.s1 / 5, (impl, n) =>
-    impl.streaming(n),
-  );
+  const s = interleaved
+    ? await inProcess("S1", impls, RUNS.s1, SIZES.s1, SIZES.s1 / 5, (impl, n) => impl.streaming(n))
+    : await isolated("S1", kit.url, RUNS.s1, SIZES.s1, SIZES.s1 / 5);
   results.S1 = s;
   rows.push(rateRow(`S1 stream ${SIZES.s1} updates`, s, SIZES.s1, { raw: 1.2, official: 4 }));
 }
 if (only.has("S2")) {
-  const s = await inProcess("S2", impls, RUNS.s2, SIZES.s2, SIZES.s2 / 4, (impl, n) =>
-    impl.sequentialReads(n),
-  );
+  const s = interleaved
+    ? await inProcess("S2", impls, RUNS.s2, SIZES.s2, SIZES.s2 / 4, (impl, n) =>
+        impl.sequentialReads(n),
+      )
+    : await isolated("S2", kit.url, RUNS.s2, SIZES.s2, SIZES.s2 / 4);
   results.S2 = s;
   rows.push({
     ...rateRow(`S2 ${SIZES.s2} sequential reads`, s, SIZES.s2, { raw: 0.9, official: 2.5 }),
@@ -310,9 +380,11 @@ if (only.has("S2")) {
   });
 }
 if (only.has("S2c")) {
-  const s = await inProcess("S2c", impls, RUNS.s2c, SIZES.s2c, SIZES.s2c / 4, (impl, n) =>
-    impl.concurrentReads(n, SIZES.inFlight),
-  );
+  const s = interleaved
+    ? await inProcess("S2c", impls, RUNS.s2c, SIZES.s2c, SIZES.s2c / 4, (impl, n) =>
+        impl.concurrentReads(n, SIZES.inFlight),
+      )
+    : await isolated("S2c", kit.url, RUNS.s2c, SIZES.s2c, SIZES.s2c / 4, SIZES.inFlight);
   results.S2c = s;
   rows.push({
     ...rateRow(`S2c ${SIZES.s2c} reads, ${SIZES.inFlight} in flight`, s, SIZES.s2c, {
