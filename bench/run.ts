@@ -144,7 +144,7 @@ async function isolated(
         warmup,
       ];
       if (inFlight !== undefined) args.push(inFlight);
-      const r = await runInProcessChild(kitUrl, args as Parameters<typeof runInProcessChild>[1]);
+      const r = await runInProcessChild(kitUrl, args);
       samples[key].ms.push(...r.ms);
       if (r.receivedAtResolve) (samples[key].receivedAtResolve ??= []).push(...r.receivedAtResolve);
     }
