@@ -40,14 +40,15 @@ export type {
 } from "./schema/runtime.js";
 
 // JSON-RPC engine and transports
-export {
-  ndJsonStream,
-  DEFAULT_MAX_MESSAGE_BYTES,
-  MessageTooLargeError,
-} from "./transport/ndjson.js";
+export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES } from "./transport/ndjson.js";
 export type { NdJsonStreamOptions } from "./transport/ndjson.js";
 export { memoryStreamPair, type StreamPair } from "./transport/memory.js";
-export { RequestError, ConnectionError, ErrorCodes } from "./jsonrpc/errors.js";
+export {
+  RequestError,
+  ConnectionError,
+  ErrorCodes,
+  MessageTooLargeError,
+} from "./jsonrpc/errors.js";
 export type { ConnectionErrorCode } from "./jsonrpc/errors.js";
 export {
   JsonRpcConnection,

@@ -5,7 +5,7 @@
  * @module
  */
 import { CANCEL_REQUEST_METHOD, Dispatcher, type Router } from "./dispatch.js";
-import { ConnectionError } from "./errors.js";
+import { ConnectionError, MessageTooLargeError } from "./errors.js";
 import { Lifecycle, type CloseCause } from "./lifecycle.js";
 import { silentLogger, type Logger } from "./logger.js";
 import type { Stream } from "./messages.js";
@@ -84,7 +84,7 @@ export class JsonRpcConnection {
     this.transport = transportFor(stream, { logger: this.logger });
     this.transport.start({
       message: (message) => this.dispatcher.dispatch(message),
-      oversized: ({ envelope }) => {
+      oversized: ({ envelope, maxBytes }) => {
         if (envelope.hasMethod || envelope.id === undefined) return;
         this.pending
           .take(envelope.id)
@@ -92,6 +92,7 @@ export class JsonRpcConnection {
             new ConnectionError(
               "message_too_large",
               "The peer's response exceeded the maximum message size and was dropped",
+              { cause: new MessageTooLargeError(maxBytes) },
             ),
           );
       },

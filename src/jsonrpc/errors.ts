@@ -193,3 +193,23 @@ export function isAbortError(error: unknown): boolean {
   const name = (error as { name?: unknown }).name;
   return name === "AbortError" || name === "TimeoutError";
 }
+
+/**
+ * The cause of a `ConnectionError("message_too_large")`: an inbound message exceeded the
+ * stream's `maxMessageBytes` and was dropped.
+ */
+export class MessageTooLargeError extends Error {
+  /** The limit that was exceeded. */
+  readonly maxMessageBytes: number;
+
+  /**
+   * Creates the error for a given limit.
+   *
+   * @param maxMessageBytes - The limit that was exceeded.
+   */
+  constructor(maxMessageBytes: number) {
+    super(`Message exceeds the maximum size of ${maxMessageBytes} bytes`);
+    this.name = "MessageTooLargeError";
+    this.maxMessageBytes = maxMessageBytes;
+  }
+}

@@ -5,7 +5,11 @@ const enc = new TextEncoder();
 
 function feed(splitter: LineSplitter, chunks: Uint8Array[]): SplitItem[] {
   const out: SplitItem[] = [];
-  for (const c of chunks) out.push(...splitter.push(c));
+  for (const c of chunks) {
+    const items = splitter.push(c);
+    if (typeof items === "string") out.push(items);
+    else out.push(...items);
+  }
   const last = splitter.end();
   if (last !== undefined) out.push(last);
   return out;
@@ -96,6 +100,8 @@ describe("LineSplitter", () => {
   it("reports an oversized line that never ends at end of input", () => {
     const splitter = new LineSplitter(10);
     expect(splitter.push(enc.encode('{"id":3,"method":"x","params":"0123456789"'))).toEqual([]);
+    // A single complete line comes back as a plain string.
+    expect(new LineSplitter(100).push(enc.encode('{"a":1}\n'))).toBe('{"a":1}');
     expect(splitter.end()).toMatchObject({ envelope: { id: 3, hasMethod: true } });
   });
 
@@ -118,7 +124,11 @@ describe("LineSplitter", () => {
       const bytes = enc.encode(`{"id":1,"result":{"content":"${payload}"}}\n`);
       const splitter = new LineSplitter(64 * 1024 * 1024);
       const items: SplitItem[] = [];
-      for (const c of chunked(bytes, 64 * 1024)) items.push(...splitter.push(c));
+      for (const c of chunked(bytes, 64 * 1024)) {
+        const got = splitter.push(c);
+        if (typeof got === "string") items.push(got);
+        else items.push(...got);
+      }
       expect(items).toHaveLength(1);
       expect((items[0] as string).length).toBe(bytes.length - 1);
       // Every byte but the newline is decoded once: no re-decoding of the growing line.

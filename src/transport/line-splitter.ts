@@ -58,8 +58,18 @@ export class LineSplitter {
   /** @param maxLineBytes - The largest line kept, in bytes (excluding the newline). */
   constructor(private readonly maxLineBytes: number) {}
 
-  /** Feeds one chunk; returns the items it completed, in order. */
-  push(chunk: Uint8Array): SplitItem[] {
+  /**
+   * Feeds one chunk; returns the items it completed, in order: a single line as a plain
+   * string (the common case of one message per chunk, without allocating an array),
+   * otherwise an array.
+   */
+  push(chunk: Uint8Array): string | SplitItem[] {
+    if (this.discarding === undefined && this.carry === undefined && this.pending.length === 0) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl === chunk.length - 1 && nl <= this.maxLineBytes) {
+        return this.decoder.decode(chunk.subarray(0, nl));
+      }
+    }
     const out: SplitItem[] = [];
     let start = 0;
     if (this.discarding !== undefined) {

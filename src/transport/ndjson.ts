@@ -50,23 +50,6 @@ export interface NdJsonStreamOptions {
   readonly logger?: Logger;
 }
 
-/** Raised (or reported) when an inbound message exceeds `maxMessageBytes`. */
-export class MessageTooLargeError extends Error {
-  /** The limit that was exceeded. */
-  readonly maxMessageBytes: number;
-
-  /**
-   * Creates the error for a given limit.
-   *
-   * @param maxMessageBytes - The limit that was exceeded.
-   */
-  constructor(maxMessageBytes: number) {
-    super(`Message exceeds the maximum size of ${maxMessageBytes} bytes`);
-    this.name = "MessageTooLargeError";
-    this.maxMessageBytes = maxMessageBytes;
-  }
-}
-
 function resolveMaxBytes(value: number | undefined): number {
   if (value === undefined) return DEFAULT_MAX_MESSAGE_BYTES;
   if (!Number.isFinite(value) || value < 1) {
@@ -227,12 +210,17 @@ class NdJsonTransport implements Transport {
         const { value, done } = await reader.read();
         if (done) break;
         const items = splitter.push(value);
-        for (const item of items) {
-          const pause =
-            typeof item === "string"
-              ? this.deliverLine(item, sink)
-              : this.deliverOversized(item, sink);
+        if (typeof items === "string") {
+          const pause = this.deliverLine(items, sink);
           if (pause !== undefined) await pause;
+        } else {
+          for (const item of items) {
+            const pause =
+              typeof item === "string"
+                ? this.deliverLine(item, sink)
+                : this.deliverOversized(item, sink);
+            if (pause !== undefined) await pause;
+          }
         }
         if (this.isClosing()) return;
       }
@@ -289,7 +277,7 @@ class NdJsonTransport implements Transport {
         },
       );
     }
-    sink.oversized({ bytes, envelope });
+    sink.oversized({ bytes, envelope, maxBytes: this.maxBytes });
   }
 
   private answerError(

@@ -20,7 +20,7 @@ export interface TransportSink {
    */
   message(message: unknown): void | Promise<void>;
   /** A message was too large and was dropped; requests among them were already answered. */
-  oversized(info: { bytes: number; envelope: EnvelopeInfo }): void;
+  oversized(info: { bytes: number; envelope: EnvelopeInfo; maxBytes: number }): void;
   /**
    * The input ended (`error` undefined) or failed (`direction` "input"), or a write
    * failed (`direction` "output").
