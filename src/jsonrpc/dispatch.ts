@@ -132,12 +132,15 @@ export class Dispatcher {
       return;
     }
     const id = isJsonRpcId(message.id) ? message.id : null;
-    this.host.logger.warn?.("Received an invalid JSON-RPC message; answered -32600", { id });
+    // It may have been meant as a request: answer it. Anything else cannot be answered.
     if ("id" in message || method !== undefined) {
+      this.host.logger.warn?.("Received an invalid JSON-RPC message; answered -32600", { id });
       this.answerError(
         id,
         RequestError.invalidRequest(undefined, "not a valid request, notification or response"),
       );
+    } else {
+      this.host.logger.warn?.("Dropped an object that is not a JSON-RPC message");
     }
   }
 
