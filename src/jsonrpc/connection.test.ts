@@ -286,6 +286,20 @@ describe("JsonRpcConnection: closing", () => {
     await peer.outputClosed; // our output was closed too
   });
 
+  it("close(reason) names the reason in the error pending requests reject with", async () => {
+    const peer = rawPeer();
+    const c = new JsonRpcConnection(peer.stream, router({}));
+    const pending = c.request("x");
+    const why = new Error("the agent exited with code 3");
+    c.close(why);
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: "connection_closed",
+      message: "Connection closed: the agent exited with code 3",
+    });
+    expect((error as Error).cause).toBe(why);
+  });
+
   it("close() flushes queued output, then closes it", async () => {
     const peer = rawPeer();
     const c = new JsonRpcConnection(peer.stream, router({}));

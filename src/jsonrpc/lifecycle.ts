@@ -58,7 +58,12 @@ export class Lifecycle {
     beforeSignal: (error: ConnectionError) => void,
   ): ConnectionError | undefined {
     if (this.closeError !== undefined) return undefined;
-    const message = `Connection closed: ${DESCRIPTIONS[cause]}`;
+    // A reason given to close() says best what happened (for example "the agent exited").
+    const reason =
+      cause === "closed_locally" && detail instanceof Error && detail.message !== ""
+        ? detail.message
+        : DESCRIPTIONS[cause];
+    const message = `Connection closed: ${reason}`;
     const error = new ConnectionError(
       "connection_closed",
       message,
