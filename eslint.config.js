@@ -37,7 +37,7 @@ export default tseslint.config(
   {
     // The package root is runtime-neutral: no Node built-ins, and never the official SDK.
     files: ["src/**/*.ts"],
-    ignores: ["src/node/**", "src/**/*.test.ts"],
+    ignores: ["src/node/**", "src/testing/**", "src/cli/**", "src/**/*.test.ts"],
     rules: {
       "no-restricted-imports": [
         "error",

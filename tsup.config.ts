@@ -1,13 +1,13 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts" },
+  entry: { index: "src/index.ts", node: "src/node/index.ts", testing: "src/testing/index.ts" },
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,
   clean: true,
   target: "node20",
-  platform: "neutral",
+  platform: "node",
   splitting: false,
   treeshake: true,
 });

@@ -2,7 +2,17 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: {
-    alias: { "acp-kit": new URL("./src/index.ts", import.meta.url).pathname },
+    alias: [
+      { find: /^acp-kit$/, replacement: new URL("./src/index.ts", import.meta.url).pathname },
+      {
+        find: /^acp-kit\/node$/,
+        replacement: new URL("./src/node/index.ts", import.meta.url).pathname,
+      },
+      {
+        find: /^acp-kit\/testing$/,
+        replacement: new URL("./src/testing/index.ts", import.meta.url).pathname,
+      },
+    ],
   },
   test: {
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
