@@ -1,0 +1,236 @@
+/**
+ * The shape of a session folded from its `session/update` stream: the thread (messages,
+ * tool calls and other timeline entries, in order) and the session-level state (plan, mode,
+ * commands, config options, usage, info).
+ *
+ * Everything is plain data (JSON-serialisable, `null` for "none") and read-only: the
+ * reducer never mutates a state, it returns a new one that shares the unchanged parts.
+ * The state also shares objects (content blocks, plan entries, ...) with the updates it was
+ * built from; treat both as immutable.
+ *
+ * @module
+ */
+import type {
+  AvailableCommand,
+  ContentBlock,
+  Cost,
+  Notice,
+  PlanEntry,
+  PlanUpdateContent,
+  SessionConfigOption,
+  SessionMode,
+  StateUpdate,
+  StopReason,
+  SubagentSessionCapabilities,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallStatus,
+  ToolKind,
+  UnknownSessionUpdate,
+  Usage,
+} from "../schema/types.gen.js";
+
+/** Who a {@link ThreadMessage} is from: the user, the agent's reply, or the agent's reasoning. */
+export type MessageRole = "user" | "agent" | "thought";
+
+/**
+ * A user, agent or thought message assembled from `*_message_chunk` / `agent_thought_chunk`
+ * updates (see {@link reduceSession} for how chunks are grouped into messages).
+ */
+export interface ThreadMessage {
+  /** Discriminator of {@link ThreadItem}. */
+  readonly type: "message";
+  /** `user_message_chunk` → `user`, `agent_message_chunk` → `agent`, `agent_thought_chunk` → `thought`. */
+  readonly role: MessageRole;
+  /** The agent's id for the message, or `null` when its chunks carried none. */
+  readonly messageId: string | null;
+  /**
+   * The content blocks in arrival order. Adjacent plain text chunks (no `annotations`, no
+   * `_meta`) are joined into one text block; any other block is kept as its own entry.
+   */
+  readonly content: readonly ContentBlock[];
+  /**
+   * `agent`: built from updates. `client`: the prompt recorded by `beginTurn`, not (yet)
+   * echoed by the agent; an echo replaces it and turns it into an `agent` message.
+   */
+  readonly origin: "agent" | "client";
+}
+
+/** A tool call, created by `tool_call` (or a first `tool_call_update`) and patched in place. */
+export interface ThreadToolCall {
+  /** Discriminator of {@link ThreadItem}. */
+  readonly type: "tool_call";
+  /** Unique within the session. */
+  readonly toolCallId: string;
+  /** Human-readable description (`""` for a placeholder that never got one). */
+  readonly title: string;
+  /** Defaults to `other`. */
+  readonly kind: ToolKind;
+  /** Defaults to `pending`. */
+  readonly status: ToolCallStatus;
+  /** The latest content list (each update carrying `content` replaced it). */
+  readonly content: readonly ToolCallContent[];
+  /** The latest location list (each update carrying `locations` replaced it). */
+  readonly locations: readonly ToolCallLocation[];
+  /** Every status the call has had, oldest first, without repeats of the same status. */
+  readonly statusHistory: readonly ToolCallStatus[];
+  /** True when created by a `tool_call_update` for an id never announced by `tool_call`. */
+  readonly placeholder: boolean;
+  /**
+   * Client-local: the turn the call belongs to was cancelled while the call was neither
+   * `completed` nor `failed` (v1 has no `cancelled` status). Later updates still apply.
+   */
+  readonly cancelled: boolean;
+  /** Programmatic tool name (unstable), when sent. */
+  readonly name?: string;
+  /** Raw tool input, when sent. */
+  readonly rawInput?: unknown;
+  /** Raw tool output, when sent. */
+  readonly rawOutput?: unknown;
+  /** The latest `_meta` sent with the call, when any. */
+  readonly _meta?: Record<string, unknown>;
+}
+
+/** A context compaction at its place in the timeline (`compaction_update`, `compaction_summary_chunk`). */
+export interface ThreadCompaction {
+  /** Discriminator of {@link ThreadItem}. */
+  readonly type: "compaction";
+  /** The agent's id for this compaction. */
+  readonly compactionId: string;
+  /** `in_progress`, `completed`, `failed`, `cancelled` (or a newer value, kept as sent). */
+  readonly status: string;
+  /** The summary so far. */
+  readonly summary: readonly ContentBlock[];
+  /** Why it failed, when the agent said. */
+  readonly error: string | null;
+}
+
+/** A message between sessions as it appears in this session's transcript (unstable). */
+export interface ThreadSessionMessage {
+  /** Discriminator of {@link ThreadItem}. */
+  readonly type: "session_message";
+  /** The message's id. */
+  readonly messageId: string;
+  /** The session that sent it, when known. */
+  readonly senderSessionId: string | null;
+  /** The session it was sent to, when known. */
+  readonly recipientSessionId: string | null;
+  /** Its id in the sender's transcript, when known. */
+  readonly senderMessageId: string | null;
+  /** Its id in the recipient's transcript, when known. */
+  readonly recipientMessageId: string | null;
+  /** The content so far. */
+  readonly content: readonly ContentBlock[];
+}
+
+/** One entry of a session's thread, discriminated by `type`. */
+export type ThreadItem = ThreadMessage | ThreadToolCall | ThreadCompaction | ThreadSessionMessage;
+
+/** The last `usage_update`: context window use and cumulative cost. */
+export interface SessionUsage {
+  /** Tokens currently in the context. */
+  readonly used: number;
+  /** Size of the context window, in tokens. */
+  readonly size: number;
+  /** Cumulative session cost: the last one sent (an update without `cost` keeps it). */
+  readonly cost: Cost | null;
+}
+
+/** Session metadata from `session_info_update`; `null` = not set (or cleared). */
+export interface SessionInfoState {
+  /** The session's title. */
+  readonly title: string | null;
+  /** ISO 8601 time of the last activity. */
+  readonly updatedAt: string | null;
+  /** Custom metadata: the `_meta` of every update, shallow-merged in order. */
+  readonly _meta: Record<string, unknown> | null;
+}
+
+/** A child session announced by `subagent_update` (unstable); `null` = unknown or cleared. */
+export interface SubagentState {
+  /** The child session's id. */
+  readonly sessionId: string;
+  /** Display title. */
+  readonly title: string | null;
+  /** Display description. */
+  readonly description: string | null;
+  /** What the client may do to the child. */
+  readonly capabilities: SubagentSessionCapabilities | null;
+  /** The last snapshot of the child's foreground work. */
+  readonly state: StateUpdate | null;
+  /** The child's working directory. */
+  readonly cwd: string | null;
+  /** The child's additional directories. */
+  readonly additionalDirectories: readonly string[] | null;
+}
+
+/** A prompt turn, as told to the store by `beginTurn` / `endTurn` (optional bookkeeping). */
+export interface SessionTurn {
+  /** The prompt, when `beginTurn` was given one. */
+  readonly prompt: readonly ContentBlock[] | null;
+  /** Index in `thread` of the turn's first item (its prompt message, when recorded). */
+  readonly threadStart: number;
+  /** True once `endTurn` was called. Updates arriving later are still applied. */
+  readonly ended: boolean;
+  /** The `session/prompt` stop reason; `null` while running or when the request failed. */
+  readonly stopReason: StopReason | null;
+  /** True when the client cancelled the turn (`cancelTurn` or a `cancelled` stop reason). */
+  readonly cancelled: boolean;
+  /** End-of-turn token usage from the prompt response (unstable), when sent. */
+  readonly usage: Usage | null;
+}
+
+/** Everything known about one session, folded from its updates. */
+export interface SessionState {
+  /** The session's id. */
+  readonly sessionId: string;
+  /** Messages, tool calls and other timeline entries, in order of first appearance. */
+  readonly thread: readonly ThreadItem[];
+  /** The current plan (`plan`, replaced wholesale); `null` until one is sent. */
+  readonly plan: readonly PlanEntry[] | null;
+  /** Plans by id from `plan_update` / `plan_removed` (unstable), in order of first appearance. */
+  readonly plans: readonly PlanUpdateContent[];
+  /** The current mode (`current_mode_update` or a session setup response). */
+  readonly currentModeId: string | null;
+  /** The modes offered, from a session setup response. */
+  readonly availableModes: readonly SessionMode[] | null;
+  /** Slash commands (`available_commands_update`, replaced wholesale). */
+  readonly availableCommands: readonly AvailableCommand[] | null;
+  /** Config options (`config_option_update` or a setup response, replaced wholesale). */
+  readonly configOptions: readonly SessionConfigOption[] | null;
+  /** The last `usage_update`. */
+  readonly usage: SessionUsage | null;
+  /** Title and last-activity time (`session_info_update`, tri-state patch). */
+  readonly info: SessionInfoState;
+  /** `notice` updates (live-only messages for the user), in order. */
+  readonly notices: readonly Notice[];
+  /** Child sessions from `subagent_update` (unstable), in order of first appearance. */
+  readonly subagents: readonly SubagentState[];
+  /** Prompt turns, when the client reports them; empty otherwise. */
+  readonly turns: readonly SessionTurn[];
+  /** True between `beginLoad` and the load's setup response (history replay running). */
+  readonly loading: boolean;
+  /** Updates of kinds this version does not know, kept as received, in order. */
+  readonly unknown: readonly UnknownSessionUpdate[];
+}
+
+/** The state of a session nothing is known about yet. */
+export function emptySessionState(sessionId: string): SessionState {
+  return {
+    sessionId,
+    thread: [],
+    plan: null,
+    plans: [],
+    currentModeId: null,
+    availableModes: null,
+    availableCommands: null,
+    configOptions: null,
+    usage: null,
+    info: { title: null, updatedAt: null, _meta: null },
+    notices: [],
+    subagents: [],
+    turns: [],
+    loading: false,
+    unknown: [],
+  };
+}
