@@ -1,0 +1,121 @@
+/**
+ * Process groups: signalling a whole group, telling whether anything in it still runs,
+ * and a last-resort hook that SIGKILLs every group still alive when this process exits.
+ *
+ * An agent is started as the leader of its own process group (`detached: true`, which
+ * calls `setsid()` on POSIX), so that a signal sent to `-pid` reaches everything it
+ * started too: a wrapper such as `npx` or `sh -c` and the real agent behind it, and
+ * their helpers. Windows has no process groups: there only the child itself is signalled.
+ *
+ * @module
+ */
+import { readFileSync, readdirSync } from "node:fs";
+
+/** True where agents get their own process group (everywhere but Windows). */
+export const USES_PROCESS_GROUPS = process.platform !== "win32";
+
+/**
+ * Sends `signal` to every process in the group led by `pgid`. Returns false when the
+ * group no longer exists (or cannot be signalled).
+ * @internal
+ */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The state letter of a process from `/proc/<pid>/stat`, or undefined when unreadable. */
+function procState(pid: string): { state: string; pgid: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  const pgid = Number(fields[2]);
+  return state === undefined ? undefined : { state, pgid };
+}
+
+/**
+ * True while some process of the group has not exited. Zombies (exited, not yet reaped
+ * by their parent) do not count: they run nothing, and in containers whose init never
+ * reaps orphans they would otherwise count forever.
+ * @internal
+ */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (error) {
+    // EPERM: a member exists that we may not signal; it is alive.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  if (process.platform !== "linux") return true;
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const info = procState(entry);
+    if (info?.pgid === pgid && info.state !== "Z" && info.state !== "X") {
+      return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * True while the process `pid` exists and is not a zombie.
+ * @internal
+ */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  if (process.platform !== "linux") return true;
+  const info = procState(String(pid));
+  return info !== undefined && info.state !== "Z" && info.state !== "X";
+}
+
+const liveGroups = new Set<number>();
+
+/** Runs while this process exits: only synchronous work is possible here. */
+function killLiveGroups(): void {
+  for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL");
+  liveGroups.clear();
+}
+
+/**
+ * Remembers a group to SIGKILL if this process exits while it is still running.
+ *
+ * The hook runs on `process.exit()`, on returning from the event loop and after an
+ * uncaught exception. It cannot run when this process is killed by a signal it does not
+ * handle (SIGKILL always; SIGINT, SIGTERM and SIGHUP unless you handle them, for example
+ * with `process.on("SIGINT", () => process.exit(130))`), nor when Node aborts.
+ * @internal
+ */
+export function trackGroup(pgid: number): void {
+  if (liveGroups.size === 0) process.on("exit", killLiveGroups);
+  liveGroups.add(pgid);
+}
+
+/**
+ * Forgets a group once it is gone.
+ * @internal
+ */
+export function untrackGroup(pgid: number): void {
+  if (!liveGroups.delete(pgid)) return;
+  if (liveGroups.size === 0) process.removeListener("exit", killLiveGroups);
+}

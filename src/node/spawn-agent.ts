@@ -1,0 +1,282 @@
+/**
+ * {@link spawnAgent}: start an agent command and talk ACP to it over its stdio.
+ *
+ * @module
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { stat } from "node:fs/promises";
+import { ConnectionError } from "../jsonrpc/errors.js";
+import type { SendRequestOptions } from "../jsonrpc/connection.js";
+import { ClientSideConnection } from "../peer/client-side-connection.js";
+import { PROTOCOL_VERSION } from "../peer/methods.js";
+import type { InitializeRequest, InitializeResponse } from "../schema/types.gen.js";
+import { ndJsonStream } from "../transport/ndjson.js";
+import { USES_PROCESS_GROUPS, signalGroup, trackGroup, untrackGroup } from "./process-group.js";
+import { AgentExitError, AgentStartupError, spawnFailure, type AgentExit } from "./spawn-errors.js";
+import {
+  resolveSpawnOptions,
+  type SpawnAgentOptions,
+  type SpawnSettings,
+} from "./spawn-options.js";
+import { AgentProcessWatch } from "./spawn-watch.js";
+
+/** Options of {@link SpawnedAgent.initialize}. */
+export interface AgentInitializeOptions {
+  /**
+   * Milliseconds to wait for the answer (default: the `initializeTimeoutMs` given to
+   * {@link spawnAgent}, itself 120 s by default; `0` or `Infinity` for none).
+   */
+  readonly timeoutMs?: number;
+  /** Aborting it rejects the call and sends `$/cancel_request`. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * A running agent started by {@link spawnAgent}. Close it with {@link SpawnedAgent.close}
+ * or `await using`: that ends the agent and everything it started.
+ */
+export interface SpawnedAgent extends AsyncDisposable {
+  /** The connection to the agent: call `newSession`, `prompt`, ... on it. */
+  readonly connection: ClientSideConnection;
+  /** The child process (the agent, or the wrapper that started it, such as `npx`). */
+  readonly process: ChildProcess;
+  /** Its process id (also the id of its process group, except on Windows). */
+  readonly pid: number;
+  /**
+   * The last lines the agent wrote to stderr, oldest first (empty unless `stderr` is
+   * `"pipe"`, the default).
+   */
+  readonly stderr: readonly string[];
+  /** Resolves when the process exits, with its exit code or signal. Never rejects. */
+  readonly exited: Promise<AgentExit>;
+  /** How the process ended, once it has. */
+  readonly exitStatus: AgentExit | undefined;
+  /**
+   * Sends `initialize` with a startup time limit. If the limit passes, it rejects with an
+   * {@link AgentStartupError} (`phase: "initialize"`, `code: "timeout"`) quoting the
+   * agent's stderr; the agent is left running (close it). If the agent exits first, it
+   * rejects with a `ConnectionError("connection_closed")` naming the exit.
+   *
+   * @param params - Default: `{ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} }`.
+   * @param options - Time limit and abort signal.
+   */
+  initialize(
+    params?: InitializeRequest,
+    options?: AgentInitializeOptions,
+  ): Promise<InitializeResponse>;
+  /**
+   * Stops the agent: closes the connection (pending requests reject), sends SIGTERM to
+   * its whole process group, then SIGKILL to whatever is left after the grace period.
+   * Resolves with how the agent ended once it has; calling it again returns the same
+   * promise.
+   */
+  close(): Promise<AgentExit>;
+}
+
+/** Max lines of stderr quoted in error messages. */
+const ERROR_TAIL_LINES = 20;
+
+class AgentHandle implements SpawnedAgent {
+  readonly connection: ClientSideConnection;
+  readonly pid: number;
+  private closing: Promise<AgentExit> | undefined;
+
+  constructor(
+    readonly process: ChildProcess,
+    private readonly watch: AgentProcessWatch,
+    private readonly settings: SpawnSettings,
+  ) {
+    this.pid = watch.pid;
+    const stdin = process.stdin;
+    const stdout = process.stdout;
+    if (stdin === null || stdout === null) throw new Error("spawnAgent: stdio pipes are missing");
+    const stream = ndJsonStream(
+      watch.stdinWritable(stdin),
+      watch.stdoutReadable(stdout),
+      settings.maxMessageBytes === undefined ? {} : { maxMessageBytes: settings.maxMessageBytes },
+    );
+    this.connection = new ClientSideConnection(settings.toClient, stream, settings.connection);
+    const connection = this.connection;
+    watch.attach({
+      closeWithExit: (exit) => connection.close(new AgentExitError(exit, this.capturedTail())),
+      closed: connection.closed,
+    });
+  }
+
+  get stderr(): readonly string[] {
+    return this.watch.stderrTail();
+  }
+
+  get exited(): Promise<AgentExit> {
+    return this.watch.exited;
+  }
+
+  get exitStatus(): AgentExit | undefined {
+    return this.watch.exitStatus;
+  }
+
+  async initialize(
+    params: InitializeRequest = { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} },
+    options: AgentInitializeOptions = {},
+  ): Promise<InitializeResponse> {
+    const limit = options.timeoutMs ?? this.settings.initializeTimeoutMs;
+    const timeoutMs = limit === 0 || limit === Infinity ? undefined : limit;
+    const sendOptions: SendRequestOptions = {
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    try {
+      return await this.connection.initialize(params, sendOptions);
+    } catch (error) {
+      if (!(error instanceof ConnectionError) || error.code !== "timeout") throw error;
+      throw new AgentStartupError(
+        `The agent did not answer initialize within ${timeoutMs ?? 0} ms ` +
+          "(startup phase: initialize; its process started and is still running). " +
+          "If it is still installing or starting (npx can take a while the first time), " +
+          "raise the time limit (initializeTimeoutMs); otherwise check that the command " +
+          "starts an ACP agent that speaks on its stdio.",
+        {
+          phase: "initialize",
+          code: "timeout",
+          command: this.settings.command,
+          stderrTail: this.capturedTail(),
+          cause: error,
+        },
+      );
+    }
+  }
+
+  close(): Promise<AgentExit> {
+    this.closing ??= (async () => {
+      this.connection.close(new Error("the agent is being stopped (close() was called)"));
+      await this.watch.terminate();
+      return this.watch.exited;
+    })();
+    return this.closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private capturedTail(): readonly string[] | undefined {
+    return this.settings.stderr === "pipe" ? this.watch.stderrTail(ERROR_TAIL_LINES) : undefined;
+  }
+}
+
+async function checkCwd(settings: SpawnSettings): Promise<void> {
+  const { cwd, command } = settings;
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(cwd)).isDirectory();
+  } catch (error) {
+    throw new AgentStartupError(
+      `Could not start the agent: its working directory ${JSON.stringify(cwd)} does not exist ` +
+        "or cannot be read. Create it, or pass an existing directory as `cwd`.",
+      { phase: "spawn", code: "invalid_cwd", command, cause: error },
+    );
+  }
+  if (!isDirectory) {
+    throw new AgentStartupError(
+      `Could not start the agent: its working directory ${JSON.stringify(cwd)} is not a ` +
+        "directory. Pass a directory as `cwd`.",
+      { phase: "spawn", code: "invalid_cwd", command },
+    );
+  }
+}
+
+/** Resolves once the child has started; rejects with an {@link AgentStartupError}. */
+function started(child: ChildProcess, settings: SpawnSettings): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(
+        new AgentStartupError(
+          `The agent process did not start within ${settings.spawnTimeoutMs} ms ` +
+            "(startup phase: spawn). The machine may be overloaded; raise spawnTimeoutMs.",
+          { phase: "spawn", code: "timeout", command: settings.command },
+        ),
+      );
+    }, settings.spawnTimeoutMs);
+    const onSpawn = (): void => {
+      cleanup();
+      resolve();
+    };
+    const onError = (error: Error): void => {
+      cleanup();
+      reject(spawnFailure(error, settings.command, settings.cwd));
+    };
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      child.removeListener("spawn", onSpawn);
+      child.removeListener("error", onError);
+    };
+    child.once("spawn", onSpawn);
+    child.once("error", onError);
+  });
+}
+
+/**
+ * Starts an agent and connects a {@link ClientSideConnection} to it over its stdio.
+ * Resolves once the process has started; rejects with an {@link AgentStartupError} when
+ * it cannot be (command not found, not executable, missing working directory).
+ *
+ * The agent runs in its own process group, so that {@link SpawnedAgent.close} also ends
+ * whatever it started (the real agent behind `npx` or `sh -c`, its helpers). When the
+ * agent exits on its own, what it left in its group is ended too. If this process exits
+ * while agents still run, a `process.on("exit")` hook SIGKILLs their groups; it cannot run
+ * when this process is killed by a signal it does not handle (always for SIGKILL; for
+ * SIGINT, SIGTERM and SIGHUP add a handler such as
+ * `process.on("SIGINT", () => process.exit(130))`). Agents then still see their stdin end.
+ * Windows has no process groups: there only the process itself is stopped.
+ *
+ * When the agent exits, every pending request rejects with
+ * `ConnectionError("connection_closed")`, message
+ * `Connection closed: the agent exited with code 1; its last stderr lines: ...` and an
+ * {@link AgentExitError} as `cause`.
+ *
+ * ```ts
+ * await using agent = await spawnAgent({
+ *   command: "npx",
+ *   args: ["-y", "@acme/agent"],
+ *   client: (agent) => new MyClient(agent),
+ * });
+ * await agent.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+ * const { sessionId } = await agent.connection.newSession({ cwd, mcpServers: [] });
+ * ```
+ *
+ * @param options - The command, its environment, your client; see {@link SpawnAgentOptions}.
+ */
+export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnedAgent> {
+  const settings = resolveSpawnOptions(options);
+  await checkCwd(settings);
+  const child = spawn(settings.command, [...settings.args], {
+    cwd: settings.cwd,
+    env: settings.env,
+    detached: USES_PROCESS_GROUPS,
+    stdio: ["pipe", "pipe", settings.stderr],
+    windowsHide: true,
+  });
+  const pid = child.pid;
+  if (pid !== undefined && USES_PROCESS_GROUPS) trackGroup(pid);
+  // Errors of the child and its pipes are reported through the connection and the
+  // watch; without listeners a late one would crash this process.
+  child.on("error", (error) =>
+    settings.connection.logger?.debug?.("Agent process error", { error }),
+  );
+  for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.on("error", () => undefined);
+  try {
+    await started(child, settings);
+  } catch (error) {
+    if (pid !== undefined) {
+      if (!USES_PROCESS_GROUPS || !signalGroup(pid, "SIGKILL")) child.kill("SIGKILL");
+      untrackGroup(pid);
+    }
+    child.stdin?.destroy();
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    throw error;
+  }
+  if (pid === undefined) throw new Error("spawnAgent: the process started without a pid");
+  return new AgentHandle(child, new AgentProcessWatch(child, pid, settings), settings);
+}

@@ -1,0 +1,163 @@
+/**
+ * The options of {@link spawnAgent}, their defaults and their validation.
+ *
+ * @module
+ */
+import type { AcpConnectionOptions } from "../peer/acp-connection.js";
+import type { Agent } from "../peer/agent.js";
+import type { Client } from "../peer/client.js";
+
+/** How long {@link SpawnedAgent.close} waits after SIGTERM before SIGKILL: 2 s. */
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
+/**
+ * How long {@link SpawnedAgent.initialize} waits for the answer by default: 120 s.
+ * Generous on purpose: an agent started through `npx` may first download itself.
+ */
+export const DEFAULT_INITIALIZE_TIMEOUT_MS = 120_000;
+
+/** How long {@link spawnAgent} waits for the process to start: 30 s. */
+export const DEFAULT_SPAWN_TIMEOUT_MS = 30_000;
+
+/** How many stderr lines are kept by default: 100. */
+export const DEFAULT_STDERR_LINES = 100;
+
+/**
+ * What happens to the agent's stderr: `"pipe"` keeps its last lines (for
+ * {@link SpawnedAgent.stderr} and error messages) and hands each line to `onStderr`;
+ * `"inherit"` passes it through to this process's stderr; `"ignore"` discards it.
+ */
+export type AgentStderrMode = "pipe" | "inherit" | "ignore";
+
+/** Options of {@link spawnAgent}. */
+export interface SpawnAgentOptions {
+  /** The program to run: a name looked up on the `PATH`, or a path. */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args?: readonly string[];
+  /**
+   * Environment variables. By default they are merged over `process.env`; a value of
+   * `undefined` removes a variable. With `inheritEnv: false` they are the whole
+   * environment.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Whether `env` is merged over `process.env` (default `true`). */
+  readonly inheritEnv?: boolean;
+  /** The agent's working directory (default: this process's). */
+  readonly cwd?: string;
+  /**
+   * Your client, or a factory that receives the connection (the agent). Default: a client
+   * that implements nothing, so the agent's requests are answered `-32601` and its
+   * notifications are dropped.
+   */
+  readonly client?: Client | ((agent: Agent) => Client);
+  /** Options of the `ClientSideConnection`: logger, `requestTimeoutMs`, `lenient`. */
+  readonly connection?: AcpConnectionOptions;
+  /** The largest message accepted from the agent, in bytes (see `ndJsonStream`). */
+  readonly maxMessageBytes?: number;
+  /** What happens to the agent's stderr (default `"pipe"`); see {@link AgentStderrMode}. */
+  readonly stderr?: AgentStderrMode;
+  /** With `stderr: "pipe"`: how many of the last lines are kept (default 100). */
+  readonly stderrLines?: number;
+  /** With `stderr: "pipe"`: called with each line the agent writes to stderr. */
+  readonly onStderr?: (line: string) => void;
+  /** Milliseconds between SIGTERM and SIGKILL when the agent is stopped (default 2000). */
+  readonly killGraceMs?: number;
+  /** Milliseconds to wait for the process to start (default 30 000). */
+  readonly spawnTimeoutMs?: number;
+  /**
+   * Default time limit of {@link SpawnedAgent.initialize}, in milliseconds (default
+   * 120 000; `0` or `Infinity` for none).
+   */
+  readonly initializeTimeoutMs?: number;
+}
+
+/**
+ * Options with defaults applied.
+ * @internal
+ */
+export interface SpawnSettings {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly toClient: (agent: Agent) => Client;
+  readonly connection: AcpConnectionOptions;
+  readonly maxMessageBytes: number | undefined;
+  readonly stderr: AgentStderrMode;
+  readonly stderrLines: number;
+  readonly onStderr: ((line: string) => void) | undefined;
+  readonly killGraceMs: number;
+  readonly spawnTimeoutMs: number;
+  readonly initializeTimeoutMs: number | undefined;
+}
+
+function nonNegative(
+  name: string,
+  value: number | undefined,
+  fallback: number,
+  unit = "a number of milliseconds",
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
+    throw new RangeError(`spawnAgent: \`${name}\` must be ${unit} >= 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+const STDERR_MODES: readonly AgentStderrMode[] = ["pipe", "inherit", "ignore"];
+
+/** Only implements nothing: requests are answered -32601, notifications dropped. */
+const NO_CLIENT = {} as Client;
+
+/**
+ * Checks the options and applies the defaults.
+ * @internal
+ */
+export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
+  // Callers without types may pass anything: say what is wrong instead of failing later.
+  const given = options as Partial<SpawnAgentOptions> | undefined;
+  if (typeof given?.command !== "string" || given.command === "") {
+    throw new TypeError("spawnAgent: `command` must be a non-empty string (the agent to run)");
+  }
+  if (given.args !== undefined && !given.args.every((arg) => typeof arg === "string")) {
+    throw new TypeError("spawnAgent: `args` must be an array of strings");
+  }
+  const stderr = given.stderr ?? "pipe";
+  if (!(STDERR_MODES as readonly string[]).includes(stderr)) {
+    throw new TypeError(
+      `spawnAgent: \`stderr\` must be "pipe", "inherit" or "ignore", got ${JSON.stringify(stderr)}`,
+    );
+  }
+  const env: NodeJS.ProcessEnv = given.inheritEnv === false ? {} : { ...process.env };
+  for (const [key, value] of Object.entries(given.env ?? {})) {
+    if (value === undefined) Reflect.deleteProperty(env, key);
+    else env[key] = value;
+  }
+  const client = given.client;
+  const initializeTimeoutMs = nonNegative(
+    "initializeTimeoutMs",
+    given.initializeTimeoutMs,
+    DEFAULT_INITIALIZE_TIMEOUT_MS,
+  );
+  return {
+    command: given.command,
+    args: given.args ?? [],
+    env,
+    cwd: given.cwd ?? process.cwd(),
+    toClient: typeof client === "function" ? client : () => client ?? NO_CLIENT,
+    connection: given.connection ?? {},
+    maxMessageBytes: given.maxMessageBytes,
+    stderr,
+    stderrLines: Math.floor(
+      nonNegative("stderrLines", given.stderrLines, DEFAULT_STDERR_LINES, "a number of lines"),
+    ),
+    onStderr: given.onStderr,
+    killGraceMs: nonNegative("killGraceMs", given.killGraceMs, DEFAULT_KILL_GRACE_MS),
+    spawnTimeoutMs: nonNegative("spawnTimeoutMs", given.spawnTimeoutMs, DEFAULT_SPAWN_TIMEOUT_MS),
+    initializeTimeoutMs:
+      initializeTimeoutMs === 0 || initializeTimeoutMs === Infinity
+        ? undefined
+        : initializeTimeoutMs,
+  };
+}
