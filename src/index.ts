@@ -17,6 +17,12 @@ export type { Client } from "./peer/client.js";
 export type { AcpConnectionOptions } from "./peer/acp-connection.js";
 export { PROTOCOL_VERSION, methods } from "./peer/methods.js";
 
+// Agent-side helpers: sessions, prompt turns, tool calls, plans, permissions
+export * from "./agent/index.js";
+
+// Session state: a thread model folded from session/update
+export * from "./session/index.js";
+
 // Protocol types, validation and the method table
 export type * from "./schema/types.gen.js";
 export {
