@@ -5,7 +5,8 @@
  *   npm run examples            (or: npx tsx examples/run-all.ts)
  *
  * `client.ts` drives `agent.ts`, so running the client exercises both sides: once with
- * permission granted and once with it denied.
+ * permission granted and once with it denied. `toolkit-client.ts` drives it too, through
+ * acp-kit/node's `connectAgent`.
  */
 import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -27,6 +28,7 @@ interface Example {
 const EXAMPLES: readonly Example[] = [
   { name: "client + agent (permission approved)", file: "client.ts" },
   { name: "client + agent (permission denied)", file: "client.ts", args: ["--deny"] },
+  { name: "toolkit client (connectAgent) + agent", file: "toolkit-client.ts" },
 ];
 
 const DEFAULT_TIMEOUT_MS = 60_000;

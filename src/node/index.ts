@@ -5,6 +5,17 @@
  * @packageDocumentation
  */
 
+// A complete client in one call
+export {
+  connectAgent,
+  ConnectedAgent,
+  AgentSession,
+  type ConnectAgentOptions,
+  type OpenSessionOptions,
+  type PromptInput,
+} from "./connect-agent.js";
+export { ClientToolkit, type ClientToolkitOptions, type SessionPlace } from "./client-toolkit.js";
+
 // Running agents as child processes
 export { spawnAgent, type SpawnedAgent, type AgentInitializeOptions } from "./spawn-agent.js";
 export {

@@ -36,11 +36,10 @@ it("runs every example end to end and exits 0", { timeout: 30_000 }, async () =>
   const { code, stdout, stderr } = await run();
   const output = stdout + stderr;
   expect(code, output).toBe(0);
-  expect(stdout).toContain("2/2 examples passed");
+  expect(stdout).toContain("3/3 examples passed");
 
   // Both runs completed a whole turn, with a clean agent shutdown.
   expect(count(stdout, "connected to acp-kit example agent 0.1.0 (protocol 1)")).toBe(2);
-  expect(count(stdout, "stop reason: end_turn")).toBe(2);
   expect(count(stdout, "the agent exited with code 0")).toBe(2);
   expect(count(stdout, "[example-agent] the client closed the connection; exiting")).toBe(2);
 
@@ -61,5 +60,12 @@ it("runs every example end to end and exits 0", { timeout: 30_000 }, async () =>
     '? permission for "Add a review note to notes.txt": denied (reject_once)',
   );
   expect(stdout).toContain("agent> Understood, I left the file unchanged.");
-  expect(count(stdout, "Reviewed by the example agent.")).toBe(1);
+
+  // The toolkit client: files, terminal and permission served by acp-kit/node, thread folded.
+  expect(stdout).toContain("user> Please tidy up my notes.");
+  expect(stdout).toContain("[completed] Read notes.txt");
+  expect(stdout).toContain("[completed] Add a review note to notes.txt");
+  expect(stdout).toContain("[completed] List the files of the session directory");
+  expect(count(stdout, "stop reason: end_turn")).toBe(3);
+  expect(count(stdout, "Reviewed by the example agent.")).toBe(2);
 });

@@ -21,3 +21,14 @@ describe("the root entry", () => {
     expect(code).not.toMatch(/\bfrom\s+["']node:|require\(["']node:|\bprocess\.|\bBuffer\b/);
   });
 });
+
+describe("VERSION", () => {
+  it("equals the version in package.json", async () => {
+    const { VERSION } = await import("../../src/version.js");
+    const { readFileSync } = await import("node:fs");
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    expect(VERSION).toBe(pkg.version);
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * {@link ClientToolkit}: the file system, terminals, permissions and session state of an
+ * ACP client, wired into one {@link Client} implementation.
+ *
+ * @module
+ */
+import type { SendRequestOptions } from "../jsonrpc/connection.js";
+import type { Client } from "../peer/client.js";
+import type { ClientSideConnection } from "../peer/client-side-connection.js";
+import type * as schema from "../schema/types.gen.js";
+import { SessionStore } from "../session/store.js";
+import { FileSystemHandler, type FileSystemHandlerOptions } from "./file-system.js";
+import { PermissionBroker, type PermissionBrokerOptions } from "./permission-broker.js";
+import type { TerminalManagerOptions } from "./terminal-options.js";
+import { TerminalManager } from "./terminals.js";
+
+/** Options of {@link ClientToolkit}. */
+export interface ClientToolkitOptions {
+  /**
+   * Serve `fs/read_text_file` and `fs/write_text_file` inside each session's roots (its
+   * `cwd` and `additionalDirectories`). Default on; `false` turns it off (and the
+   * capability is not advertised).
+   */
+  readonly files?: FileSystemHandlerOptions | false;
+  /**
+   * Serve `terminal/*` (commands run in their own process groups, killed on release and
+   * on {@link ClientToolkit.dispose}). Default on; `false` turns it off.
+   */
+  readonly terminals?: TerminalManagerOptions | false;
+  /**
+   * How permission requests are answered: broker options (policies and an interactive
+   * prompt) or a broker of your own. Default: remembered `*_always` answers, otherwise
+   * the safe answer (reject).
+   */
+  readonly permissions?: PermissionBrokerOptions | PermissionBroker;
+  /** The session store to fold updates into. Default: a new one. */
+  readonly sessions?: SessionStore;
+  /**
+   * More client methods, or replacements for the toolkit's: `createElicitation`,
+   * `extMethod`, your own `sessionUpdate` (called after the store is updated), ...
+   */
+  readonly handlers?: Partial<Client>;
+}
+
+/** Where a session's files may be: its working directory and extra roots. */
+export interface SessionPlace {
+  /** The session's working directory (absolute). */
+  readonly cwd: string;
+  /** Extra workspace roots (absolute). */
+  readonly additionalDirectories?: readonly string[] | undefined;
+}
+
+/**
+ * A complete ACP client: file system and terminal handlers confined to each session,
+ * permission policies, and a {@link SessionStore} that folds every `session/update` into
+ * a thread. Hand {@link ClientToolkit.client} to a `ClientSideConnection`, advertise
+ * {@link ClientToolkit.capabilities} in `initialize`, and create sessions through the
+ * toolkit so that it knows their roots.
+ *
+ * ```ts
+ * const toolkit = new ClientToolkit({ permissions: { policies: [allowReadOnly()] } });
+ * const agent = new ClientSideConnection(() => toolkit.client(), stream);
+ * await agent.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: toolkit.capabilities });
+ * const { sessionId } = await toolkit.newSession(agent, { cwd: process.cwd(), mcpServers: [] });
+ * await toolkit.prompt(agent, { sessionId, prompt: [{ type: "text", text: "Hello" }] });
+ * ```
+ */
+export class ClientToolkit {
+  /** The file system handler, unless turned off. */
+  readonly files: FileSystemHandler | undefined;
+  /** The terminal manager, unless turned off. */
+  readonly terminals: TerminalManager | undefined;
+  /** The permission broker. */
+  readonly permissions: PermissionBroker;
+  /** Every session's state. */
+  readonly sessions: SessionStore;
+  private readonly places = new Map<string, SessionPlace>();
+  /** The running prompt turn of each session, so a cancel covers requests racing it. */
+  private readonly turns = new Map<string, Promise<unknown>>();
+  private readonly handlers: Partial<Client>;
+
+  /**
+   * Creates the handlers; nothing runs until the client is connected.
+   *
+   * @param options - What to serve and how to answer permission requests.
+   */
+  constructor(options: ClientToolkitOptions = {}) {
+    this.files = options.files === false ? undefined : new FileSystemHandler(options.files);
+    this.terminals =
+      options.terminals === false
+        ? undefined
+        : new TerminalManager({
+            cwd: (sessionId) => this.places.get(sessionId)?.cwd,
+            ...options.terminals,
+          });
+    this.permissions =
+      options.permissions instanceof PermissionBroker
+        ? options.permissions
+        : new PermissionBroker(options.permissions);
+    this.sessions = options.sessions ?? new SessionStore();
+    this.handlers = options.handlers ?? {};
+  }
+
+  /** The capabilities to send in `initialize`: exactly what this toolkit serves. */
+  get capabilities(): schema.ClientCapabilities {
+    const files = this.files !== undefined || this.handlers.readTextFile !== undefined;
+    return {
+      fs: { readTextFile: files, writeTextFile: files },
+      terminal: this.terminals !== undefined || this.handlers.createTerminal !== undefined,
+    };
+  }
+
+  /** The {@link Client} implementation to hand to a `ClientSideConnection`. */
+  client(): Client {
+    const { files, terminals, handlers } = this;
+    const served: Partial<Client> = {
+      requestPermission: this.permissions.requestPermission,
+      sessionUpdate: async (params) => {
+        this.sessions.apply(params);
+        await handlers.sessionUpdate?.(params);
+      },
+    };
+    if (files !== undefined) {
+      served.readTextFile = (params, context) => files.readTextFile(params, context);
+      served.writeTextFile = (params, context) => files.writeTextFile(params, context);
+    }
+    if (terminals !== undefined) {
+      served.createTerminal = (params) => terminals.createTerminal(params);
+      served.terminalOutput = (params) => terminals.terminalOutput(params);
+      served.waitForTerminalExit = (params, context) =>
+        terminals.waitForTerminalExit(params, context);
+      served.killTerminal = (params) => terminals.killTerminal(params);
+      served.releaseTerminal = (params) => terminals.releaseTerminal(params);
+    }
+    const { sessionUpdate: _own, ...rest } = handlers;
+    return { ...served, ...rest } as Client;
+  }
+
+  /**
+   * Records where a session lives, so that file access, terminals and path-based
+   * permission rules use its roots. The session helpers below call it for you.
+   */
+  trackSession(sessionId: string, place: SessionPlace): void {
+    this.places.set(sessionId, place);
+    this.files?.addSession(sessionId, {
+      cwd: place.cwd,
+      additionalDirectories: place.additionalDirectories ?? [],
+    });
+    this.permissions.trackSession(sessionId, { cwd: place.cwd });
+  }
+
+  /** Forgets a session: its roots, its terminals (killed) and its remembered answers. */
+  forgetSession(sessionId: string): void {
+    this.places.delete(sessionId);
+    this.files?.removeSession(sessionId);
+    this.terminals?.releaseSession(sessionId);
+    this.permissions.forgetSession(sessionId);
+  }
+
+  /** `session/new`, then tracks the new session. */
+  async newSession(
+    agent: ClientSideConnection,
+    params: schema.NewSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.NewSessionResponse> {
+    const response = await this.sessions.newSession(agent, params, options);
+    this.trackSession(response.sessionId, params);
+    return response;
+  }
+
+  /** Tracks the session, then `session/load` (its history replays into the store). */
+  loadSession(
+    agent: ClientSideConnection,
+    params: schema.LoadSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.LoadSessionResponse> {
+    this.trackSession(params.sessionId, params);
+    return this.sessions.loadSession(agent, params, options);
+  }
+
+  /** Tracks the session, then `session/resume`. */
+  resumeSession(
+    agent: ClientSideConnection,
+    params: schema.ResumeSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.ResumeSessionResponse> {
+    this.trackSession(params.sessionId, params);
+    return this.sessions.resumeSession(agent, params, options);
+  }
+
+  /** One prompt turn, recorded in the session's thread. */
+  async prompt(
+    agent: ClientSideConnection,
+    params: schema.PromptRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.PromptResponse> {
+    const turn = this.sessions.prompt(agent, params, options);
+    this.turns.set(params.sessionId, turn);
+    try {
+      return await turn;
+    } finally {
+      if (this.turns.get(params.sessionId) === turn) this.turns.delete(params.sessionId);
+    }
+  }
+
+  /**
+   * Cancels the session's running turn: `session/cancel`, and every pending permission
+   * request of the session is answered `cancelled`, as the protocol requires.
+   */
+  async cancel(agent: ClientSideConnection, sessionId: string): Promise<void> {
+    const turn = this.turns.get(sessionId);
+    this.permissions.cancelSession(sessionId, turn === undefined ? {} : { until: turn });
+    await this.sessions.cancel(agent, { sessionId });
+  }
+
+  /** Kills every terminal (with its process group). Call it when the connection closes. */
+  async dispose(): Promise<void> {
+    await this.terminals?.dispose();
+  }
+}

@@ -1,0 +1,193 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  AgentSideConnection,
+  ClientSideConnection,
+  memoryStreamPair,
+  messageText,
+  PROTOCOL_VERSION,
+  type ContentBlock,
+} from "../../src/index.js";
+import { allowAll, ClientToolkit, connectAgent, denyAll } from "../../src/node/index.js";
+
+const repoRoot = new URL("../../", import.meta.url).pathname;
+const temp = realpathSync(mkdtempSync(join(tmpdir(), "acp-connect-")));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+function setup(name: string): { dir: string; notes: string; prompt: ContentBlock[] } {
+  const dir = mkdtempSync(join(temp, `${name}-`));
+  const notes = join(dir, "notes.txt");
+  writeFileSync(notes, "Shopping list\n- apples\n");
+  return {
+    dir,
+    notes,
+    prompt: [
+      { type: "text", text: "Please tidy up my notes." },
+      { type: "resource_link", uri: pathToFileURL(notes).href, name: "notes.txt" },
+    ],
+  };
+}
+
+const exampleAgent = {
+  command: process.execPath,
+  args: ["--import", "tsx", "examples/agent.ts"],
+  cwd: repoRoot,
+};
+
+describe("connectAgent with the example agent (a real process)", () => {
+  it("serves files, a terminal and a permission, and folds the turn into the thread", async () => {
+    const { dir, notes, prompt } = setup("allow");
+    await using agent = await connectAgent({
+      ...exampleAgent,
+      permissions: { policies: [allowAll()] },
+    });
+    expect(agent.info.protocolVersion).toBe(PROTOCOL_VERSION);
+    expect(agent.toolkit.capabilities).toEqual({
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: true,
+    });
+    const session = await agent.newSession({ cwd: dir });
+    const changes: string[] = [];
+    const unsubscribe = session.subscribe(({ change }) => changes.push(change.type));
+    const { stopReason } = await session.prompt(prompt);
+    unsubscribe();
+    expect(stopReason).toBe("end_turn");
+    expect(readFileSync(notes, "utf8")).toContain("Reviewed by the example agent.");
+    const thread = session.state.thread;
+    const toolCalls = thread.filter((i) => i.type === "tool_call");
+    expect(toolCalls.map((c) => [c.title, c.status])).toEqual([
+      ["Read notes.txt", "completed"],
+      ["Add a review note to notes.txt", "completed"],
+      ["List the files of the session directory", "completed"],
+    ]);
+    const first = thread[0];
+    expect(first?.type === "message" && first.role === "user" && messageText(first)).toBe(
+      "Please tidy up my notes.",
+    );
+    expect(changes.length).toBeGreaterThan(5);
+    // The terminal was released by the agent, so none is left.
+    expect(agent.toolkit.terminals?.list()).toEqual([]);
+  });
+
+  it("denies by policy: the file stays unchanged", async () => {
+    const { dir, notes, prompt } = setup("deny");
+    await using agent = await connectAgent({
+      ...exampleAgent,
+      permissions: { policies: [denyAll()] },
+    });
+    const session = await agent.newSession({ cwd: dir });
+    expect((await session.prompt(prompt)).stopReason).toBe("end_turn");
+    expect(readFileSync(notes, "utf8")).toBe("Shopping list\n- apples\n");
+  });
+
+  it("cancel answers a pending permission request cancelled and ends the turn cancelled", async () => {
+    const { dir, notes, prompt } = setup("cancel");
+    let asked!: () => void;
+    const askedNow = new Promise<void>((resolve) => (asked = resolve));
+    await using agent = await connectAgent({
+      ...exampleAgent,
+      permissions: {
+        // An interactive prompt that never answers on its own: only the cancel ends it.
+        prompt: (_request, { signal }) =>
+          new Promise((resolve) => {
+            asked();
+            signal.addEventListener("abort", () => resolve(undefined));
+          }),
+      },
+    });
+    const session = await agent.newSession({ cwd: dir });
+    const turn = session.prompt(prompt);
+    await askedNow;
+    expect(agent.toolkit.permissions.pendingRequests(session.sessionId)).toHaveLength(1);
+    await session.cancel();
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(agent.toolkit.permissions.pendingRequests(session.sessionId)).toHaveLength(0);
+    expect(readFileSync(notes, "utf8")).toBe("Shopping list\n- apples\n");
+  });
+
+  it("reports a clear error when the agent command does not exist", async () => {
+    await expect(connectAgent({ command: "/no/such/agent-binary" })).rejects.toMatchObject({
+      name: "AgentStartupError",
+      code: "command_not_found",
+    });
+  });
+});
+
+describe("ClientToolkit", () => {
+  it("confines file access to the session's roots", async () => {
+    const { dir } = setup("roots");
+    writeFileSync(join(temp, "secret.txt"), "top secret");
+    const pair = memoryStreamPair();
+    const toolkit = new ClientToolkit();
+    const agent = new ClientSideConnection(() => toolkit.client(), pair.client);
+    let connection!: AgentSideConnection;
+    new AgentSideConnection((c) => {
+      connection = c;
+      return {
+        initialize: () => ({ protocolVersion: 1 }),
+        newSession: () => ({ sessionId: "s1" }),
+        authenticate: () => undefined,
+        prompt: () => ({ stopReason: "end_turn" }),
+        cancel: () => undefined,
+      };
+    }, pair.agent);
+    await agent.initialize({ protocolVersion: 1, clientCapabilities: toolkit.capabilities });
+    await toolkit.newSession(agent, { cwd: dir, mcpServers: [] });
+    await connection.writeTextFile({ sessionId: "s1", path: join(dir, "ok.txt"), content: "fine" });
+    expect(readFileSync(join(dir, "ok.txt"), "utf8")).toBe("fine");
+    await expect(
+      connection.readTextFile({ sessionId: "s1", path: join(temp, "secret.txt") }),
+    ).rejects.toMatchObject({ code: -32602 });
+    await expect(
+      connection.readTextFile({ sessionId: "s1", path: join(dir, "..", "secret.txt") }),
+    ).rejects.toMatchObject({ code: -32602 });
+    agent.close();
+    await toolkit.dispose();
+  });
+
+  it("advertises only what it serves and passes extra handlers through", async () => {
+    const toolkit = new ClientToolkit({
+      files: false,
+      terminals: false,
+      handlers: { createElicitation: () => ({ action: "decline" }) },
+    });
+    expect(toolkit.capabilities).toEqual({
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+    });
+    const client = toolkit.client();
+    expect("readTextFile" in client).toBe(false);
+    expect("createTerminal" in client).toBe(false);
+    expect(
+      await client.createElicitation?.({
+        message: "m",
+        mode: "url",
+        sessionId: "s",
+        elicitationId: "e",
+        url: "https://x",
+      }),
+    ).toEqual({
+      action: "decline",
+    });
+  });
+
+  it("dispose kills running terminals", async () => {
+    const { dir } = setup("terminals");
+    const toolkit = new ClientToolkit();
+    toolkit.trackSession("s", { cwd: dir });
+    const terminals = toolkit.terminals!;
+    const { terminalId } = await terminals.createTerminal({
+      sessionId: "s",
+      command: "sleep",
+      args: ["100"],
+    });
+    const pid = terminals.list("s")[0]?.pid;
+    expect(pid).toBeGreaterThan(0);
+    await toolkit.dispose();
+    expect(() => process.kill(pid!, 0)).toThrow();
+    expect(terminalId).toMatch(/./);
+  });
+});
