@@ -1,0 +1,363 @@
+/**
+ * The interactive view of `acp-kit run`: the transcript (printed once), the live turn
+ * (streaming Markdown, tool call rows updated in place, the plan), permission and
+ * authentication choices, the status line and the input line with slash-command
+ * completion.
+ *
+ * @module
+ */
+import { Box, Static, Text, useApp, useInput } from "ink";
+import Spinner from "ink-spinner";
+import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
+import type { AuthMethod, PlanEntry } from "../../schema/types.gen.js";
+import type { SessionState, ThreadItem } from "../../session/state.js";
+import type { AgentController } from "../controller.js";
+import { runClientCommand } from "./commands.js";
+import { InputLine } from "./input-line.js";
+import { Markdown } from "./markdown.js";
+import { QuestionView } from "./question-view.js";
+import { allCommands, parseSlash } from "./slash.js";
+import { blocksText, tokens } from "./text.js";
+import { ToolCallView } from "./tool-call-view.js";
+import type { TranscriptEntry, UiModel } from "./ui-model.js";
+
+/** Props of {@link App}. */
+export interface AppProps {
+  readonly controller: AgentController;
+  readonly ui: UiModel;
+  /** Hands the terminal to an interactive command (terminal authentication). */
+  readonly suspend: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Called when the user quits. */
+  readonly onQuit: () => void;
+  /** A prompt to send as soon as the session is ready (the demo's first turn). */
+  readonly initialPrompt?: string;
+}
+
+function useVersion(
+  subscribe: (listener: () => void) => () => void,
+  snapshot: () => number,
+): number {
+  return useSyncExternalStore(subscribe, snapshot);
+}
+
+function useControllerVersion(controller: AgentController): number {
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    const bump = (): void => setVersion((v) => v + 1);
+    const offController = controller.onChange(bump);
+    const offStore = controller.sessions.subscribe(bump);
+    return () => {
+      offController();
+      offStore();
+    };
+  }, [controller]);
+  return version;
+}
+
+function ItemView({ item, ui, live }: { item: ThreadItem; ui: UiModel; live: boolean }): ReactNode {
+  switch (item.type) {
+    case "message": {
+      const text = blocksText(item.content);
+      if (item.role === "user") {
+        return (
+          <Box marginTop={1}>
+            <Text color="cyan" bold>
+              {"› "}
+              {text}
+            </Text>
+          </Box>
+        );
+      }
+      if (item.role === "thought") {
+        if (!ui.showThoughts) {
+          const first = text.trim().split("\n")[0] ?? "";
+          return (
+            <Text dimColor italic>
+              ✻ {first.length > 70 ? `${first.slice(0, 70)}…` : first} (Ctrl-T)
+            </Text>
+          );
+        }
+        return (
+          <Text dimColor italic>
+            ✻ {text.trim()}
+          </Text>
+        );
+      }
+      return <Markdown text={text} />;
+    }
+    case "tool_call":
+      return (
+        <ToolCallView
+          call={item}
+          terminals={ui.terminals}
+          expanded={live || item.status !== "completed"}
+        />
+      );
+    case "compaction":
+      return <Text dimColor>⟳ context compaction: {item.status}</Text>;
+    default:
+      return <Text dimColor>(an item of a kind this version does not show)</Text>;
+  }
+}
+
+function PlanView({ entries }: { entries: readonly PlanEntry[] }): ReactNode {
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      <Text bold>Plan</Text>
+      {entries.map((entry, i) => {
+        const mark =
+          entry.status === "completed" ? "☑" : entry.status === "in_progress" ? "◐" : "☐";
+        const color =
+          entry.status === "completed"
+            ? "green"
+            : entry.status === "in_progress"
+              ? "yellow"
+              : undefined;
+        return (
+          <Text key={i} color={color} strikethrough={entry.status === "completed"}>
+            {mark} {entry.content}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}
+
+function TranscriptView({ entry, ui }: { entry: TranscriptEntry; ui: UiModel }): ReactNode {
+  if (entry.kind === "item") return <ItemView item={entry.item} ui={ui} live={false} />;
+  if (entry.kind === "plan") return <PlanView entries={entry.entries} />;
+  const color =
+    entry.notice.level === "error" ? "red" : entry.notice.level === "warn" ? "yellow" : "gray";
+  return (
+    <Box marginTop={1}>
+      <Text color={color}>{entry.notice.text}</Text>
+    </Box>
+  );
+}
+
+function StatusLine({
+  controller,
+  state,
+}: {
+  controller: AgentController;
+  state: SessionState | undefined;
+}): ReactNode {
+  const parts: string[] = [];
+  const info = controller.info?.agentInfo;
+  if (info != null) parts.push(`${info.title ?? info.name} ${info.version}`);
+  const mode =
+    state?.configOptions?.find((o) => o.category === "mode")?.currentValue ?? state?.currentModeId;
+  if (mode != null) parts.push(`mode: ${String(mode)}`);
+  const usage = state?.usage;
+  if (usage != null) {
+    const cost =
+      usage.cost === null ? "" : ` · ${usage.cost.amount.toFixed(2)} ${usage.cost.currency}`;
+    parts.push(`${tokens(usage.used)}/${tokens(usage.size)} tokens${cost}`);
+  }
+  const busy = controller.phase === "prompting" || controller.phase === "starting";
+  return (
+    <Box>
+      {busy ? (
+        <Text color="cyan">
+          <Spinner type="dots" />{" "}
+          {controller.phase === "starting"
+            ? "Starting the agent…"
+            : "Working… (Ctrl-C to cancel)"}{" "}
+        </Text>
+      ) : null}
+      <Text dimColor>{parts.join(" · ")}</Text>
+    </Box>
+  );
+}
+
+function AuthView({
+  methods,
+  onChoose,
+}: {
+  methods: readonly AuthMethod[];
+  onChoose: (m: AuthMethod) => void;
+}): ReactNode {
+  const [index, setIndex] = useState(0);
+  useInput((input, key) => {
+    if (key.upArrow) setIndex((i) => Math.max(0, i - 1));
+    else if (key.downArrow) setIndex((i) => Math.min(methods.length - 1, i + 1));
+    else if (key.return) {
+      const method = methods[index];
+      if (method !== undefined) onChoose(method);
+    } else if (/^[1-9]$/.test(input)) {
+      const method = methods[Number(input) - 1];
+      if (method !== undefined) onChoose(method);
+    }
+  });
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+      <Text bold>The agent needs you to log in. Choose a method:</Text>
+      {methods.length === 0 ? (
+        <Text dimColor>(the agent offered none; /restart or /quit)</Text>
+      ) : null}
+      {methods.map((m, i) => (
+        <Text key={m.id} color={i === index ? "cyan" : undefined}>
+          {i === index ? "❯ " : "  "}
+          {i + 1}. {m.name}
+          {"type" in m ? " (runs a login command here)" : ""}
+          {m.description == null ? "" : ` — ${m.description}`}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function ExitedView({ controller }: { controller: AgentController }): ReactNode {
+  const exit = controller.exit;
+  const how =
+    exit === undefined
+      ? "The agent stopped."
+      : exit.status.signal !== null
+        ? `The agent was killed by ${exit.status.signal}.`
+        : `The agent exited with code ${String(exit.status.code)}.`;
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="red" paddingX={1}>
+      <Text color="red" bold>
+        {how}
+      </Text>
+      {(exit?.stderr ?? []).slice(-10).map((line, i) => (
+        <Text key={i} dimColor>
+          {line}
+        </Text>
+      ))}
+      <Text>Press r to restart it, q to quit.</Text>
+    </Box>
+  );
+}
+
+/** The application; see the module comment. */
+export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps): ReactNode {
+  useControllerVersion(controller);
+  useVersion(ui.subscribe, ui.snapshot);
+  const app = useApp();
+  const [interrupts, setInterrupts] = useState(0);
+  const [sentInitial, setSentInitial] = useState(false);
+  const phase = controller.phase;
+  const sessionId = controller.sessionId;
+  const state = controller.state;
+  const thread = state?.thread ?? [];
+  const settled = sessionId === undefined ? 0 : ui.settledCount(sessionId);
+
+  // Items stop changing on screen once their turn is over (or a history replay ended).
+  useEffect(() => {
+    if (sessionId !== undefined && state !== undefined && phase !== "prompting" && !state.loading) {
+      ui.settle(sessionId, state.thread, state.plan);
+    }
+  }, [phase, sessionId, state, ui]);
+
+  const quit = (): void => {
+    onQuit();
+    app.exit();
+  };
+
+  const send = (text: string): void => {
+    const slash = parseSlash(text);
+    const own =
+      slash !== undefined &&
+      allCommands(null).some((c) => c.source === "client" && c.name === slash.name);
+    if (slash !== undefined && (own || slash.name === "exit")) {
+      void runClientCommand(slash.name, slash.args, controller, ui).then((result) => {
+        if (result === "quit") quit();
+      });
+      return;
+    }
+    setInterrupts(0);
+    void controller.prompt([{ type: "text", text }]).then(
+      ({ stopReason }) => {
+        if (stopReason !== "end_turn") ui.notify("warn", `(the turn ended: ${stopReason})`);
+      },
+      (error: unknown) =>
+        ui.notify("error", error instanceof Error ? error.message : String(error)),
+    );
+  };
+
+  useEffect(() => {
+    if (initialPrompt !== undefined && !sentInitial && phase === "ready") {
+      setSentInitial(true);
+      send(initialPrompt);
+    }
+  });
+
+  useInput((input, key) => {
+    if (key.ctrl && input === "c") {
+      if (phase === "prompting" && interrupts === 0) {
+        setInterrupts(1);
+        ui.notify("warn", "Cancelling the turn… (Ctrl-C again to exit)");
+        void controller.cancel();
+        return;
+      }
+      if (interrupts === 0 && phase !== "exited") {
+        setInterrupts(1);
+        ui.notify("warn", "Press Ctrl-C again to exit.");
+        return;
+      }
+      quit();
+      return;
+    }
+    if (key.ctrl && input === "t") ui.toggleThoughts();
+    if (phase === "exited") {
+      if (input === "r") {
+        ui.notify("info", "Restarting the agent…");
+        void controller.restart().catch((error: unknown) => ui.notify("error", String(error)));
+      } else if (input === "q") quit();
+    }
+  });
+
+  const question = ui.questions[0];
+  const live = thread.slice(settled);
+  const showLivePlan = phase === "prompting" && state?.plan != null && state.plan.length > 0;
+  const inputEnabled = question === undefined && (phase === "ready" || phase === "prompting");
+  return (
+    <Box flexDirection="column">
+      <Static items={ui.transcript}>
+        {(entry) => (
+          <Box key={entry.key} flexDirection="column">
+            <TranscriptView entry={entry} ui={ui} />
+          </Box>
+        )}
+      </Static>
+      <Box flexDirection="column">
+        {live.map((item, i) => (
+          <ItemView key={settled + i} item={item} ui={ui} live />
+        ))}
+        {showLivePlan ? <PlanView entries={state.plan} /> : null}
+      </Box>
+      {question !== undefined ? (
+        <QuestionView question={question} terminals={ui.terminals} />
+      ) : null}
+      {phase === "auth-required" ? (
+        <AuthView
+          methods={controller.authMethods}
+          onChoose={(method) => {
+            ui.notify("info", `Logging in with ${method.name}…`);
+            void controller
+              .authenticate(method, (command, args, env) =>
+                suspend(async () => {
+                  const { inheritStdioRunner } = await import("../controller.js");
+                  return inheritStdioRunner(command, args, env);
+                }),
+              )
+              .catch((error: unknown) =>
+                ui.notify("error", error instanceof Error ? error.message : String(error)),
+              );
+          }}
+        />
+      ) : null}
+      {phase === "exited" ? <ExitedView controller={controller} /> : null}
+      <Box marginTop={1} flexDirection="column">
+        <StatusLine controller={controller} state={state} />
+        <InputLine
+          enabled={inputEnabled}
+          canSubmit={phase === "ready"}
+          commands={allCommands(state?.availableCommands ?? null)}
+          onSubmit={send}
+        />
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,219 @@
+/**
+ * Markdown for the terminal: `marked`'s lexer, rendered with Ink. Headings, emphasis,
+ * inline code, code blocks (framed, with their language), lists (nested, ordered, task),
+ * block quotes, rules, links (text and URL) and tables (as aligned rows).
+ *
+ * @module
+ */
+import { Box, Text } from "ink";
+import { Lexer, type Token, type Tokens } from "marked";
+import type { ReactNode } from "react";
+
+function inline(tokens: readonly Token[] | undefined, keyPrefix: string): ReactNode[] {
+  return (tokens ?? []).map((token, i) => {
+    const key = `${keyPrefix}.${i}`;
+    switch (token.type) {
+      case "strong":
+        return (
+          <Text key={key} bold>
+            {inline((token as Tokens.Strong).tokens, key)}
+          </Text>
+        );
+      case "em":
+        return (
+          <Text key={key} italic>
+            {inline((token as Tokens.Em).tokens, key)}
+          </Text>
+        );
+      case "del":
+        return (
+          <Text key={key} strikethrough>
+            {inline((token as Tokens.Del).tokens, key)}
+          </Text>
+        );
+      case "codespan":
+        return (
+          <Text key={key} color="cyan">
+            {(token as Tokens.Codespan).text}
+          </Text>
+        );
+      case "link": {
+        const link = token as Tokens.Link;
+        const label = link.text;
+        return (
+          <Text key={key}>
+            <Text color="blue" underline>
+              {inline(link.tokens, key)}
+            </Text>
+            {label !== link.href ? <Text dimColor> ({link.href})</Text> : null}
+          </Text>
+        );
+      }
+      case "br":
+        return <Text key={key}>{"\n"}</Text>;
+      case "text": {
+        const text = token as Tokens.Text;
+        return text.tokens !== undefined ? (
+          <Text key={key}>{inline(text.tokens, key)}</Text>
+        ) : (
+          <Text key={key}>{decodeEntities(text.text)}</Text>
+        );
+      }
+      case "escape":
+        return <Text key={key}>{(token as Tokens.Escape).text}</Text>;
+      default:
+        return <Text key={key}>{decodeEntities(token.raw)}</Text>;
+    }
+  });
+}
+
+function decodeEntities(text: string): string {
+  return text
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#39;", "'")
+    .replaceAll("&amp;", "&");
+}
+
+function CodeBlock({ code }: { code: Tokens.Code }): ReactNode {
+  const lines = code.text.replace(/\n$/, "").split("\n");
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1}>
+      {code.lang !== undefined && code.lang !== "" ? <Text dimColor>{code.lang}</Text> : null}
+      {lines.map((line, i) => (
+        <Text key={i} color="yellow">
+          {line === "" ? " " : line}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function List({ list, depth }: { list: Tokens.List; depth: number }): ReactNode {
+  const start = typeof list.start === "number" ? list.start : 1;
+  return (
+    <Box flexDirection="column">
+      {list.items.map((item, i) => {
+        const bullet = item.task
+          ? item.checked === true
+            ? "[x]"
+            : "[ ]"
+          : list.ordered
+            ? `${start + i}.`
+            : depth % 2 === 0
+              ? "•"
+              : "◦";
+        return (
+          <Box key={i} flexDirection="row">
+            <Text>{`${"  ".repeat(depth)}${bullet} `}</Text>
+            <Box flexDirection="column" flexGrow={1}>
+              {blocks(item.tokens, `li${depth}.${i}`, depth + 1, true)}
+            </Box>
+          </Box>
+        );
+      })}
+    </Box>
+  );
+}
+
+function Table({ table }: { table: Tokens.Table }): ReactNode {
+  const rows = [table.header.map((c) => c.text), ...table.rows.map((r) => r.map((c) => c.text))];
+  const widths =
+    rows[0]?.map((_, col) => Math.max(...rows.map((r) => (r[col] ?? "").length))) ?? [];
+  return (
+    <Box flexDirection="column">
+      {rows.map((row, i) => (
+        <Text key={i} bold={i === 0}>
+          {row.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join("  ")}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+function blocks(
+  tokens: readonly Token[],
+  keyPrefix: string,
+  depth: number,
+  tight = false,
+): ReactNode[] {
+  const out: ReactNode[] = [];
+  tokens.forEach((token, i) => {
+    const key = `${keyPrefix}.${i}`;
+    switch (token.type) {
+      case "space":
+        return;
+      case "heading": {
+        const heading = token as Tokens.Heading;
+        out.push(
+          <Text
+            key={key}
+            bold
+            color={heading.depth <= 2 ? "magenta" : undefined}
+            underline={heading.depth === 1}
+          >
+            {inline(heading.tokens, key)}
+          </Text>,
+        );
+        return;
+      }
+      case "paragraph":
+        out.push(<Text key={key}>{inline((token as Tokens.Paragraph).tokens, key)}</Text>);
+        return;
+      case "text": {
+        const text = token as Tokens.Text;
+        out.push(
+          <Text key={key}>{text.tokens !== undefined ? inline(text.tokens, key) : text.text}</Text>,
+        );
+        return;
+      }
+      case "code":
+        out.push(<CodeBlock key={key} code={token as Tokens.Code} />);
+        return;
+      case "list":
+        out.push(<List key={key} list={token as Tokens.List} depth={depth} />);
+        return;
+      case "blockquote":
+        out.push(
+          <Box
+            key={key}
+            borderStyle="single"
+            borderLeft
+            borderTop={false}
+            borderRight={false}
+            borderBottom={false}
+            paddingLeft={1}
+          >
+            <Box flexDirection="column">
+              {blocks((token as Tokens.Blockquote).tokens, key, depth)}
+            </Box>
+          </Box>,
+        );
+        return;
+      case "hr":
+        out.push(
+          <Text key={key} dimColor>
+            {"─".repeat(40)}
+          </Text>,
+        );
+        return;
+      case "table":
+        out.push(<Table key={key} table={token as Tokens.Table} />);
+        return;
+      default:
+        out.push(<Text key={key}>{token.raw.trimEnd()}</Text>);
+    }
+  });
+  if (tight) return out;
+  // Separate blocks by a blank line, as Markdown does.
+  return out.flatMap((node, i) =>
+    i === 0 ? [node] : [<Text key={`${keyPrefix}.gap${i}`}> </Text>, node],
+  );
+}
+
+/** Renders Markdown `text` (also while it is still streaming in). */
+export function Markdown({ text }: { text: string }): ReactNode {
+  const tokens = new Lexer({ gfm: true }).lex(text);
+  return <Box flexDirection="column">{blocks(tokens, "md", 0)}</Box>;
+}

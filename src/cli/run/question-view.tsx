@@ -1,0 +1,85 @@
+/**
+ * A permission request as a keyboard choice among the agent's options.
+ *
+ * @module
+ */
+import { Box, Text, useInput } from "ink";
+import { useState, type ReactNode } from "react";
+import type { PermissionOption } from "../../schema/types.gen.js";
+import type { ThreadToolCall } from "../../session/state.js";
+import { ToolCallView } from "./tool-call-view.js";
+import type { PendingQuestion } from "./ui-model.js";
+
+const KIND_COLORS: Readonly<Record<string, string>> = {
+  allow_once: "green",
+  allow_always: "green",
+  reject_once: "red",
+  reject_always: "red",
+};
+
+/** Esc picks a reject option when there is one, else cancels. */
+function escapeChoice(options: readonly PermissionOption[]): PermissionOption | undefined {
+  return (
+    options.find((o) => o.kind === "reject_once") ?? options.find((o) => o.kind === "reject_always")
+  );
+}
+
+/** See the module comment. */
+export function QuestionView({
+  question,
+  terminals,
+}: {
+  question: PendingQuestion;
+  terminals: ReadonlyMap<string, string>;
+}): ReactNode {
+  const { request } = question;
+  const options = request.options;
+  const [index, setIndex] = useState(0);
+  const choose = (option: PermissionOption | undefined): void => {
+    question.answer(
+      option === undefined
+        ? { outcome: "cancelled" }
+        : { outcome: "selected", optionId: option.optionId },
+    );
+  };
+  useInput((input, key) => {
+    if (key.upArrow) setIndex((i) => (i + options.length - 1) % options.length);
+    else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % options.length);
+    else if (key.return) choose(options[index]);
+    else if (key.escape) choose(escapeChoice(options));
+    else if (/^[1-9]$/.test(input)) {
+      const option = options[Number(input) - 1];
+      if (option !== undefined) choose(option);
+    }
+  });
+  const tc = request.toolCall;
+  const call: ThreadToolCall = {
+    type: "tool_call",
+    toolCallId: tc.toolCallId,
+    title: tc.title ?? "",
+    kind: tc.kind ?? "other",
+    status: tc.status ?? "pending",
+    content: tc.content ?? [],
+    locations: tc.locations ?? [],
+    statusHistory: [],
+    placeholder: false,
+    cancelled: false,
+  };
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>
+      <Text bold color="yellow">
+        Permission requested
+      </Text>
+      <ToolCallView call={call} terminals={terminals} expanded />
+      <Box flexDirection="column" marginTop={1}>
+        {options.map((option, i) => (
+          <Text key={option.optionId} color={i === index ? "cyan" : KIND_COLORS[option.kind]}>
+            {i === index ? "❯ " : "  "}
+            {i + 1}. {option.name}
+          </Text>
+        ))}
+      </Box>
+      <Text dimColor>↑↓ choose · Enter confirm · 1-{options.length} pick · Esc reject</Text>
+    </Box>
+  );
+}

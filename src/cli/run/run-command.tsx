@@ -1,0 +1,156 @@
+/**
+ * `acp-kit run`: the live view on a terminal, a plain transcript otherwise.
+ *
+ * @module
+ */
+import { createInterface } from "node:readline";
+import type { PermissionPolicy } from "../../node/permission-policy.js";
+import { AgentController } from "../controller.js";
+import { ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
+import { describeFailure } from "../prompt-command.js";
+import type { AgentTarget } from "../target.js";
+import { PlainTranscript } from "./plain-transcript.js";
+import { UiModel } from "./ui-model.js";
+
+/** Options of {@link runInteractive}. */
+export interface RunOptions {
+  readonly target: AgentTarget;
+  readonly cwd: string;
+  readonly policies: readonly PermissionPolicy[];
+  /** Print a plain transcript (no live view, no questions). */
+  readonly plain: boolean;
+  readonly color: boolean;
+  /** Sent as soon as the session is ready (the demo's first turn). */
+  readonly initialPrompt?: string;
+  /** In plain mode: the prompts to send, in order (default: lines read from stdin). */
+  readonly scriptedPrompts?: readonly string[];
+  /** Printed before anything else. */
+  readonly banner?: string;
+}
+
+/** Runs the command; resolves with the exit code. */
+export async function runInteractive(options: RunOptions): Promise<number> {
+  if (!options.color) process.env.FORCE_COLOR = "0";
+  return options.plain ? runPlain(options) : runLive(options);
+}
+
+async function runLive(options: RunOptions): Promise<number> {
+  const [{ render }, { App }] = await Promise.all([import("ink"), import("./app.js")]);
+  const ui = new UiModel();
+  const controller = new AgentController({
+    target: options.target,
+    cwd: options.cwd,
+    policies: options.policies,
+    askPermission: ui.askPermission,
+    onTerminalOutput: ui.onTerminalOutput,
+  });
+  if (options.banner !== undefined) ui.notify("info", options.banner);
+  let exitCode: number = ExitCodes.OK;
+  const flags = { quitting: false };
+  const onQuit = (): void => {
+    flags.quitting = true;
+  };
+  // Ctrl-C reaches the app as a key; a SIGINT from elsewhere ends the session cleanly.
+  const onSignal = (): void => {
+    flags.quitting = true;
+    instance.unmount();
+  };
+  const mount = (): ReturnType<typeof render> =>
+    render(
+      <App
+        controller={controller}
+        ui={ui}
+        suspend={suspend}
+        onQuit={onQuit}
+        {...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt })}
+      />,
+      {
+        exitOnCtrlC: false,
+      },
+    );
+  // Set while the terminal is handed to an interactive command (terminal login).
+  const suspension: { remounted: Promise<void> | undefined } = { remounted: undefined };
+  const suspend = async <T,>(run: () => Promise<T>): Promise<T> => {
+    let done!: () => void;
+    suspension.remounted = new Promise((resolve) => (done = resolve));
+    instance.unmount();
+    try {
+      return await run();
+    } finally {
+      instance = mount();
+      done();
+    }
+  };
+  let instance = mount();
+  process.on("SIGTERM", onSignal);
+  controller.start().catch((error: unknown) => {
+    const failure = describeFailure(error);
+    exitCode = failure.exitCode;
+    ui.notify("error", failure.message);
+    instance.unmount();
+  });
+  try {
+    for (;;) {
+      await instance.waitUntilExit();
+      // A suspended app (terminal login) is mounted again: wait for the new one.
+      const pending = suspension.remounted;
+      suspension.remounted = undefined;
+      if (pending === undefined || flags.quitting) break;
+      await pending;
+    }
+  } finally {
+    process.off("SIGTERM", onSignal);
+    await controller.close();
+  }
+  return exitCode;
+}
+
+async function runPlain(options: RunOptions): Promise<number> {
+  const out = process.stdout;
+  const transcript = new PlainTranscript(out);
+  const controller = new AgentController({
+    target: options.target,
+    cwd: options.cwd,
+    policies: options.policies,
+  });
+  controller.sessions.subscribe(transcript.update);
+  if (options.banner !== undefined) transcript.line(options.banner);
+  let lastCode: number = ExitCodes.OK;
+  const onSigint = (): void => {
+    if (controller.phase === "prompting") void controller.cancel();
+    else void controller.close().finally(() => process.exit(ExitCodes.CANCELLED));
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    await controller.start();
+    const info = controller.info?.agentInfo;
+    transcript.line(
+      `connected to ${info == null ? options.target.label : `${info.title ?? info.name} ${info.version}`}`,
+    );
+    if (controller.phase === "auth-required") {
+      const methods = controller.authMethods.map((m) => m.name).join(", ");
+      transcript.line(
+        `The agent requires authentication (${methods}); run acp-kit on a terminal to log in.`,
+      );
+      return ExitCodes.AUTH_REQUIRED;
+    }
+    const prompts =
+      options.scriptedPrompts ??
+      (options.initialPrompt === undefined ? undefined : [options.initialPrompt]);
+    for await (const text of prompts ??
+      createInterface({ input: process.stdin, terminal: false })) {
+      if (text.trim() === "") continue;
+      const { stopReason } = await controller.prompt([{ type: "text", text }]);
+      transcript.line(`(${stopReason})`);
+      lastCode = exitCodeForStopReason(stopReason);
+    }
+    return lastCode;
+  } catch (error) {
+    const { exitCode, message } = describeFailure(error);
+    transcript.line(`acp-kit: ${message}`);
+    return exitCode;
+  } finally {
+    process.off("SIGINT", onSigint);
+    await controller.close();
+  }
+}

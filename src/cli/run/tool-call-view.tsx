@@ -1,0 +1,183 @@
+/**
+ * Tool calls as live rows: status, kind and title, then their content — text, a coloured
+ * diff, or the live output of an embedded terminal.
+ *
+ * @module
+ */
+import { structuredPatch } from "diff";
+import { Box, Text } from "ink";
+import Spinner from "ink-spinner";
+import type { ReactNode } from "react";
+import type { ToolCallContent } from "../../schema/types.gen.js";
+import type { ThreadToolCall } from "../../session/state.js";
+import { contentText } from "./text.js";
+
+const KIND_LABELS: Readonly<Record<string, string>> = {
+  read: "read",
+  edit: "edit",
+  delete: "delete",
+  move: "move",
+  search: "search",
+  execute: "run",
+  think: "think",
+  fetch: "fetch",
+  switch_mode: "mode",
+  other: "tool",
+};
+
+/** How many lines of a diff, text content or terminal output a row shows at most. */
+const MAX_DIFF_LINES = 40;
+const MAX_TEXT_LINES = 8;
+const MAX_TERMINAL_LINES = 10;
+
+function StatusIcon({ call }: { call: ThreadToolCall }): ReactNode {
+  if (call.cancelled && call.status !== "completed" && call.status !== "failed") {
+    return <Text color="gray">⊘</Text>;
+  }
+  switch (call.status) {
+    case "completed":
+      return <Text color="green">✓</Text>;
+    case "failed":
+      return <Text color="red">✗</Text>;
+    case "in_progress":
+      return (
+        <Text color="cyan">
+          <Spinner type="dots" />
+        </Text>
+      );
+    default:
+      return <Text color="yellow">○</Text>;
+  }
+}
+
+/** A coloured unified diff of `oldText` → `newText` for `path`. */
+export function DiffView({
+  path,
+  oldText,
+  newText,
+}: {
+  path: string;
+  oldText: string | null;
+  newText: string;
+}): ReactNode {
+  const patch = structuredPatch(path, path, oldText ?? "", newText, "", "", { context: 2 });
+  const lines: ReactNode[] = [];
+  let shown = 0;
+  let hidden = 0;
+  patch.hunks.forEach((hunk, h) => {
+    const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
+    if (shown < MAX_DIFF_LINES) {
+      lines.push(
+        <Text key={`h${h}`} color="cyan" dimColor>
+          {header}
+        </Text>,
+      );
+    }
+    hunk.lines.forEach((line, i) => {
+      if (shown >= MAX_DIFF_LINES) {
+        hidden++;
+        return;
+      }
+      shown++;
+      const color = line.startsWith("+") ? "green" : line.startsWith("-") ? "red" : undefined;
+      lines.push(
+        <Text key={`${h}.${i}`} color={color} dimColor={color === undefined}>
+          {line}
+        </Text>,
+      );
+    });
+  });
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>{oldText === null ? `new file ${path}` : path}</Text>
+      {lines}
+      {hidden > 0 ? <Text dimColor>… {hidden} more lines</Text> : null}
+    </Box>
+  );
+}
+
+function tail(text: string, max: number): { lines: string[]; hidden: number } {
+  const all = text.replace(/\n$/, "").split("\n");
+  return { lines: all.slice(-max), hidden: Math.max(0, all.length - max) };
+}
+
+function head(text: string, max: number): { lines: string[]; hidden: number } {
+  const all = text.replace(/\n$/, "").split("\n");
+  return { lines: all.slice(0, max), hidden: Math.max(0, all.length - max) };
+}
+
+function ContentView({
+  content,
+  terminals,
+}: {
+  content: ToolCallContent;
+  terminals: ReadonlyMap<string, string>;
+}): ReactNode {
+  switch (content.type) {
+    case "diff":
+      return (
+        <DiffView path={content.path} oldText={content.oldText ?? null} newText={content.newText} />
+      );
+    case "terminal": {
+      const output = terminals.get(content.terminalId) ?? "";
+      const { lines, hidden } = tail(output, MAX_TERMINAL_LINES);
+      return (
+        <Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1}>
+          {hidden > 0 ? <Text dimColor>… {hidden} earlier lines</Text> : null}
+          {output === "" ? (
+            <Text dimColor>(no output yet)</Text>
+          ) : (
+            lines.map((l, i) => <Text key={i}>{l}</Text>)
+          )}
+        </Box>
+      );
+    }
+    case "content": {
+      const { lines, hidden } = head(contentText(content.content), MAX_TEXT_LINES);
+      return (
+        <Box flexDirection="column">
+          {lines.map((l, i) => (
+            <Text key={i} dimColor>
+              {l}
+            </Text>
+          ))}
+          {hidden > 0 ? <Text dimColor>… {hidden} more lines</Text> : null}
+        </Box>
+      );
+    }
+    default:
+      return <Text dimColor>(content of a kind this version does not show)</Text>;
+  }
+}
+
+/** One tool call. `expanded` shows its content (running calls and the latest ones). */
+export function ToolCallView({
+  call,
+  terminals,
+  expanded,
+}: {
+  call: ThreadToolCall;
+  terminals: ReadonlyMap<string, string>;
+  expanded: boolean;
+}): ReactNode {
+  const locations = call.locations.map((l) => (l.line == null ? l.path : `${l.path}:${l.line}`));
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <StatusIcon call={call} />{" "}
+        <Text color="magenta">{KIND_LABELS[call.kind] ?? call.kind}</Text>{" "}
+        <Text bold>{call.title === "" ? call.toolCallId : call.title}</Text>
+        {locations.length > 0 && !call.content.some((c) => c.type === "diff") ? (
+          <Text dimColor> {locations.join(", ")}</Text>
+        ) : null}
+      </Text>
+      {expanded && call.content.length > 0 ? (
+        <Box flexDirection="column" marginLeft={2}>
+          {call.content.map((content, i) => (
+            <ContentView key={i} content={content} terminals={terminals} />
+          ))}
+        </Box>
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,143 @@
+/**
+ * The state of the interactive view that is not protocol state: the permission and
+ * authentication questions waiting for the user, notices, terminal output, and view
+ * toggles. Lives outside React so that the view can be unmounted and mounted again.
+ *
+ * @module
+ */
+import type { RequestPermissionOutcome, RequestPermissionRequest } from "../../schema/types.gen.js";
+import type { PermissionPromptInfo } from "../../node/permission-broker.js";
+import type { TerminalOutputEvent } from "../../node/terminal-options.js";
+import type { PlanEntry } from "../../schema/types.gen.js";
+import type { ThreadItem } from "../../session/state.js";
+
+/** A permission request waiting for the user's choice. */
+export interface PendingQuestion {
+  readonly request: RequestPermissionRequest;
+  /** Answers the request (an option id, or cancelled). */
+  readonly answer: (outcome: RequestPermissionOutcome) => void;
+}
+
+/** A line the client itself shows (not from the agent). */
+export interface Notice {
+  readonly id: number;
+  readonly level: "info" | "warn" | "error";
+  readonly text: string;
+}
+
+/** Something printed once, above the live area, in order. */
+export type TranscriptEntry =
+  | { readonly key: string; readonly kind: "item"; readonly item: ThreadItem }
+  | { readonly key: string; readonly kind: "notice"; readonly notice: Notice }
+  | { readonly key: string; readonly kind: "plan"; readonly entries: readonly PlanEntry[] };
+
+/** The most terminal output kept per terminal for display. */
+const TERMINAL_TAIL_CHARS = 8 * 1024;
+
+/** See the module comment. */
+export class UiModel {
+  /** Permission requests waiting for an answer, oldest first. */
+  questions: PendingQuestion[] = [];
+  /** What has been printed above the live area (append-only). */
+  transcript: TranscriptEntry[] = [];
+  /** How many thread items of each session are in the transcript. */
+  private readonly settled = new Map<string, number>();
+  /** The recent output of each terminal, by terminal id. */
+  readonly terminals = new Map<string, string>();
+  /** Whether thoughts are shown in full (Ctrl-T). */
+  showThoughts = false;
+  /** Incremented on every change, for `useSyncExternalStore`. */
+  version = 0;
+  private nextNotice = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /** Subscribes to changes; returns an unsubscribe. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /** The current version (changes on every change). */
+  snapshot = (): number => this.version;
+
+  /** The permission prompt to hand to the broker: queues the question for the user. */
+  askPermission = (
+    request: RequestPermissionRequest,
+    info: PermissionPromptInfo,
+  ): Promise<RequestPermissionOutcome | undefined> =>
+    new Promise((resolve) => {
+      let settled = false;
+      const question: PendingQuestion = {
+        request,
+        answer: (outcome) => {
+          if (settled) return;
+          settled = true;
+          this.questions = this.questions.filter((q) => q !== question);
+          this.changed();
+          resolve(outcome);
+        },
+      };
+      info.signal.addEventListener("abort", () => {
+        question.answer({ outcome: "cancelled" });
+      });
+      this.questions = [...this.questions, question];
+      this.changed();
+    });
+
+  /** Prints a notice. */
+  notify(level: Notice["level"], text: string): void {
+    const notice = { id: this.nextNotice++, level, text };
+    this.transcript = [...this.transcript, { key: `n${notice.id}`, kind: "notice", notice }];
+    this.changed();
+  }
+
+  /** How many thread items of a session have been printed. */
+  settledCount(sessionId: string): number {
+    return this.settled.get(sessionId) ?? 0;
+  }
+
+  /**
+   * Prints the session's items from the last settled one to the end (and the final plan,
+   * if any): they stop changing on screen.
+   */
+  settle(
+    sessionId: string,
+    thread: readonly ThreadItem[],
+    plan: readonly PlanEntry[] | null,
+  ): void {
+    const from = this.settledCount(sessionId);
+    if (from >= thread.length) return;
+    const added: TranscriptEntry[] = thread
+      .slice(from)
+      .map((item, i) => ({ key: `${sessionId}:${from + i}`, kind: "item" as const, item }));
+    if (plan !== null && plan.length > 0) {
+      added.push({ key: `${sessionId}:plan:${thread.length}`, kind: "plan", entries: plan });
+    }
+    this.transcript = [...this.transcript, ...added];
+    this.settled.set(sessionId, thread.length);
+    this.changed();
+  }
+
+  /** Records terminal output. */
+  onTerminalOutput = (event: TerminalOutputEvent): void => {
+    const previous = this.terminals.get(event.terminalId) ?? "";
+    const next = previous + event.text;
+    this.terminals.set(
+      event.terminalId,
+      next.length > TERMINAL_TAIL_CHARS ? next.slice(-TERMINAL_TAIL_CHARS) : next,
+    );
+    this.changed();
+  };
+
+  /** Toggles full thoughts. */
+  toggleThoughts(): void {
+    this.showThoughts = !this.showThoughts;
+    this.changed();
+  }
+
+  /** Signals a change to the view. */
+  changed(): void {
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
+}

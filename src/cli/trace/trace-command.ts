@@ -1,0 +1,80 @@
+/**
+ * The `acp-kit trace` and `acp-kit trace view` commands, as called by `src/cli/main.ts`.
+ *
+ * @module
+ */
+import { viewTrace } from "./trace-view.js";
+import { writeTraceHtml } from "./trace-html.js";
+import { exitWithStatus, runTraceProxy } from "./trace-proxy.js";
+
+/** Options of `acp-kit trace`. */
+export interface TraceCommandOptions {
+  /** `--out <file>`: the trace file (default under `$TMPDIR/acp-kit-traces/`). */
+  readonly out?: string;
+}
+
+/** Options of `acp-kit trace view`. */
+export interface TraceViewCommandOptions {
+  /** `--html <file>`: write a self-contained HTML page there instead of printing. */
+  readonly html?: string;
+  /** `--full`: do not fold long payloads, do not cut lines to the terminal's width. */
+  readonly full?: boolean;
+  /** Colour the output (false when stdout is not a TTY or `NO_COLOR` is set). */
+  readonly color: boolean;
+}
+
+/**
+ * `acp-kit trace [--out FILE] -- <agent command...>`: runs the agent behind the recording
+ * proxy over this process's stdio. Resolves with the agent's exit code once it has exited
+ * and everything was forwarded. When a signal killed the agent, this process is killed by
+ * the same signal instead (so the editor sees what it would have seen without the proxy).
+ *
+ * @param words - The agent's command and its arguments.
+ * @param options - Where to write the trace.
+ */
+export async function runTraceCommand(
+  words: readonly string[],
+  options: TraceCommandOptions = {},
+): Promise<number> {
+  const [command, ...args] = words;
+  if (command === undefined) throw new Error("Give the agent's command after `--`.");
+  const result = await runTraceProxy({
+    command,
+    args,
+    ...(options.out === undefined ? {} : { out: options.out }),
+  });
+  // Nothing more will be read: let the process end even if the editor keeps its end open.
+  process.stdin.destroy();
+  if (result.signal !== null && result.code === null) exitWithStatus(result);
+  return result.exitCode;
+}
+
+/**
+ * `acp-kit trace view FILE [--html OUT] [--full]`: prints the trace as a timeline on
+ * stdout, or writes it as an HTML page (then names the page on stdout). Resolves with the
+ * exit code (0); rejects when the file cannot be read or is not a trace.
+ *
+ * @param file - The trace file.
+ * @param options - HTML output, folding, colours.
+ */
+export async function runTraceView(
+  file: string,
+  options: TraceViewCommandOptions,
+): Promise<number> {
+  if (options.html !== undefined) {
+    await writeTraceHtml(file, options.html);
+    process.stdout.write(`wrote ${options.html}\n`);
+    return 0;
+  }
+  const full = options.full === true;
+  const width = !full && process.stdout.isTTY ? process.stdout.columns : 0;
+  const text = await viewTrace(file, {
+    color: options.color,
+    width,
+    ...(full ? { foldBytes: Infinity } : {}),
+  });
+  await new Promise<void>((resolve, reject) =>
+    process.stdout.write(text, (error) => (error == null ? resolve() : reject(error))),
+  );
+  return 0;
+}

@@ -1,0 +1,60 @@
+/**
+ * Words and numbers shared by the trace views: times, latencies, ids, and descriptions of
+ * the header, event and exit records.
+ *
+ * @module
+ */
+import type { TraceEventRecord, TraceExitRecord, TraceHeaderRecord } from "./trace-format.js";
+
+/** `+12.3ms`, padded for the time column. */
+export function formatTime(t: number): string {
+  return `+${t.toFixed(1)}ms`.padEnd(12);
+}
+
+/** `1234.5 ms`. */
+export function formatLatency(ms: number): string {
+  return `${ms.toFixed(1)} ms`;
+}
+
+/** ` #3`, ` #"abc"`, or nothing for a message without an id. */
+export function idText(id: string | number | null | undefined): string {
+  if (id === undefined) return "";
+  return ` #${typeof id === "string" ? JSON.stringify(id) : String(id)}`;
+}
+
+/** What an event record reports, in words. */
+export function describeEvent(record: TraceEventRecord): string {
+  switch (record.event) {
+    case "stdin-end":
+      return "the client closed the agent's stdin";
+    case "signal":
+      return `the proxy got ${record.detail ?? "a signal"}; passing it on to the agent`;
+    case "grace-expired":
+      return "the agent did not exit after its stdin ended; ending it";
+    case "terminate":
+      return `sent ${record.detail ?? "a signal"} to the agent's process group`;
+    case "dropped":
+      return `${record.count ?? 0} records dropped (the trace file could not keep up)`;
+    default:
+      return `event ${JSON.stringify(record.event)}`;
+  }
+}
+
+/** "the agent exited with code 0", "... was killed by SIGTERM", "... cannot start ...". */
+export function describeExit(record: TraceExitRecord): string {
+  if (record.error !== undefined) return `the proxy ${record.error}`;
+  if (record.signal !== null) return `the agent was killed by ${record.signal}`;
+  return `the agent exited with code ${record.code ?? "?"}`;
+}
+
+/** True when an exit record reports a failure. */
+export function exitFailed(record: TraceExitRecord): boolean {
+  return record.error !== undefined || record.signal !== null || record.code !== 0;
+}
+
+/** "trace of node agent.js --flag (pid 42) in /work, started 2026-...". */
+export function describeHeader(record: TraceHeaderRecord): string {
+  const command = [record.command, ...record.args].join(" ");
+  const pid = record.pid === null ? "" : ` (pid ${record.pid})`;
+  return `trace of ${command}${pid} in ${record.cwd}, started ${record.at}`;
+}

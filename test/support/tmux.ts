@@ -1,0 +1,97 @@
+/**
+ * Drives a program in a real terminal (tmux): start it, send keys, read the screen —
+ * as a person would.
+ */
+import { execFileSync } from "node:child_process";
+
+let counter = 0;
+
+/** A tmux session running one command. */
+export class TmuxSession {
+  readonly name: string;
+
+  private constructor(name: string) {
+    this.name = name;
+  }
+
+  /**
+   * Starts `command` (a shell command line) in a new detached session of the given size.
+   * CI markers are removed from the environment so that the program behaves as on a
+   * person's terminal.
+   */
+  static start(
+    command: string,
+    options: { cwd: string; width?: number; height?: number; env?: Record<string, string> },
+  ): TmuxSession {
+    const name = `acp-kit-test-${process.pid}-${counter++}`;
+    const env = Object.entries(options.env ?? {})
+      .map(([k, v]) => `${k}=${shellQuote(v)}`)
+      .join(" ");
+    const line = `cd ${shellQuote(options.cwd)} && env -u CI -u CONTINUOUS_INTEGRATION -u GITHUB_ACTIONS TERM=xterm-256color ${env} ${command}; echo "[exited $?]"; sleep 600`;
+    execFileSync("tmux", [
+      "new-session",
+      "-d",
+      "-s",
+      name,
+      "-x",
+      String(options.width ?? 100),
+      "-y",
+      String(options.height ?? 40),
+      line,
+    ]);
+    return new TmuxSession(name);
+  }
+
+  /** Sends keys (tmux key names such as `Enter`, `C-c`, `Tab`, or literal text). */
+  keys(...keys: string[]): void {
+    execFileSync("tmux", ["send-keys", "-t", this.name, ...keys]);
+  }
+
+  /** Sends literal text (no key-name interpretation). */
+  type(text: string): void {
+    execFileSync("tmux", ["send-keys", "-t", this.name, "-l", text]);
+  }
+
+  /** The visible screen (and the scrollback), as text. */
+  screen(): string {
+    return execFileSync("tmux", ["capture-pane", "-p", "-J", "-S", "-2000", "-t", this.name], {
+      encoding: "utf8",
+    });
+  }
+
+  /** Waits until the screen matches; throws with the screen when it does not in time. */
+  async waitFor(match: string | RegExp, timeoutMs = 20_000): Promise<string> {
+    const deadline = Date.now() + timeoutMs;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = this.screen();
+      if (typeof match === "string" ? screen.includes(match) : match.test(screen)) return screen;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`The screen never showed ${String(match)}. It shows:\n${screen}`);
+  }
+
+  /** Ends the session (and whatever still runs in it). */
+  kill(): void {
+    try {
+      execFileSync("tmux", ["kill-session", "-t", this.name], { stdio: "ignore" });
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** True when tmux can be run. */
+export function hasTmux(): boolean {
+  try {
+    execFileSync("tmux", ["-V"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Quotes a string for a POSIX shell. */
+export function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
