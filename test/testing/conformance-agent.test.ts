@@ -1,0 +1,208 @@
+/**
+ * The agent conformance checks, run against real processes: the example agent (all
+ * must pass or be skipped because not advertised), a correct fixture agent (all pass),
+ * and the same fixture broken one fault at a time (the check of that rule must fail,
+ * the others still pass).
+ */
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentStartupError } from "../../src/node/spawn-errors.js";
+import { runAgentChecks, type AgentCheckOptions } from "../../src/testing/conformance-agent.js";
+import type { ConformanceReport } from "../../src/testing/report.js";
+import { formatReport, formatReportMarkdown } from "../../src/testing/report-format.js";
+import type { Fault } from "./fixtures/agent-faulty-rpc.js";
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+// Generous: the machine is shared; only the quiet windows are short, and the faults
+// they must catch happen within a few milliseconds.
+const timeouts: AgentCheckOptions["timeouts"] = {
+  initializeMs: 30_000,
+  requestMs: 15_000,
+  promptMs: 30_000,
+  cancelMs: 10_000,
+  quietMs: 250,
+  cancelDelayMs: 3_000,
+};
+
+let dir: string;
+let fixture: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "acp-kit-conformance-test-"));
+  fixture = join(dir, "agent-faulty.mjs");
+  await build({
+    entryPoints: [fileURLToPath(new URL("fixtures/agent-faulty.ts", import.meta.url))],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: fixture,
+    logLevel: "silent",
+  });
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function runFixture(...faults: Fault[]): Promise<ConformanceReport> {
+  const args = [fixture, ...faults.map((fault) => `--fault=${fault}`)];
+  return runAgentChecks({ command: process.execPath, args, timeouts });
+}
+
+function ids(report: ConformanceReport, status: "pass" | "fail" | "skip"): string[] {
+  return report.checks.filter((check) => check.status === status).map((check) => check.id);
+}
+
+it(
+  "the example agent passes, skipping only what it does not advertise",
+  { timeout: 60_000 },
+  async () => {
+    const report = await runAgentChecks({
+      command: process.execPath,
+      args: ["--import", "tsx", "examples/agent.ts"],
+      cwd: repoRoot,
+      timeouts,
+    });
+    expect(ids(report, "fail"), formatReport(report)).toEqual([]);
+    expect(ids(report, "skip")).toEqual([
+      "session-list",
+      "session-resume",
+      "session-close",
+      "session-delete",
+    ]);
+    for (const check of report.checks.filter((c) => c.status === "skip")) {
+      expect(check.reason).toMatch(/^Not advertised/);
+    }
+    expect(report.ok).toBe(true);
+    expect(report.subject).toMatchObject({
+      kind: "agent",
+      agentInfo: { name: "acp-kit-example-agent" },
+      agentCapabilities: { loadSession: true },
+    });
+    expect(report.summary).toEqual({ passed: 16, failed: 0, skipped: 4, total: 20 });
+  },
+);
+
+it("a correct agent advertising everything passes every check", { timeout: 60_000 }, async () => {
+  const report = await runFixture();
+  expect(ids(report, "fail"), formatReport(report)).toEqual([]);
+  expect(ids(report, "skip")).toEqual([]);
+  expect(report.ok).toBe(true);
+  // Plain JSON: the report survives a round trip unchanged.
+  expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+});
+
+/** Each fault and the checks it must fail (no other check may fail). */
+const FAULT_CASES: [Fault, string[]][] = [
+  ["wrong-version", ["protocol-version"]],
+  ["bad-capabilities", ["initialize-result"]],
+  ["unknown-method-result", ["unknown-method", "unknown-extension-method"]],
+  ["answers-notifications", ["notifications-unanswered", "response-ids"]],
+  ["no-invalid-params", ["invalid-params"]],
+  ["duplicate-session-ids", ["session-new"]],
+  ["invalid-updates", ["session-updates"]],
+  ["bad-stop-reason", ["prompt-turn"]],
+  ["ignore-cancel", ["cancel"]],
+  ["updates-after-cancel", ["cancel"]],
+  ["stdout-junk", ["stdout-purity"]],
+  ["load-no-replay", ["session-load"]],
+  ["resume-replays", ["session-resume"]],
+  ["list-ignores-cwd", ["session-list"]],
+  ["close-no-cancel", ["session-close"]],
+  ["delete-keeps", ["session-delete"]],
+  ["fs-without-capability", ["client-capabilities"]],
+  ["relative-fs-path", ["client-requests"]],
+  ["custom-method", ["method-names"]],
+];
+
+describe.concurrent("each fault fails the check of its rule, and only that", () => {
+  for (const [fault, expected] of FAULT_CASES) {
+    it(fault, { timeout: 90_000 }, async () => {
+      const report = await runFixture(fault);
+      expect(ids(report, "fail"), formatReport(report)).toEqual(expected);
+      expect(report.ok).toBe(false);
+      for (const check of report.checks.filter((c) => c.status === "fail")) {
+        expect(check.reason).toBeTruthy();
+        expect(check.exchange.length, check.id).toBeGreaterThan(0);
+        expect(check.rules.length + check.sections.length).toBeGreaterThan(0);
+      }
+    });
+  }
+
+  it(
+    "sessionCwd: sessions run in the given directory, which is left as it was",
+    { timeout: 90_000 },
+    async () => {
+      const sessionCwd = await mkdtemp(join(dir, "project-"));
+      const report = await runAgentChecks({
+        command: process.execPath,
+        args: [fixture],
+        timeouts,
+        sessionCwd,
+      });
+      expect(ids(report, "fail"), formatReport(report)).toEqual([]);
+      expect(await readdir(sessionCwd)).toEqual([]);
+    },
+  );
+
+  it(
+    "auth-required: session checks are skipped with the reason, none fails",
+    { timeout: 90_000 },
+    async () => {
+      const report = await runFixture("auth-required");
+      expect(ids(report, "fail"), formatReport(report)).toEqual([]);
+      const skips = report.checks.filter((check) => check.status === "skip");
+      expect(skips.map((check) => check.id)).toEqual(
+        expect.arrayContaining(["session-new", "prompt-turn", "cancel", "session-load"]),
+      );
+      expect(report.checks.find((c) => c.id === "cancel")?.reason).toMatch(/-32000/);
+    },
+  );
+});
+
+it(
+  "names the rule and shows the failing exchange in the text and Markdown reports",
+  { timeout: 60_000 },
+  async () => {
+    const report = await runFixture("updates-after-cancel");
+    const text = formatReport(report);
+    expect(text).toMatch(/^FAIL {2}cancel .*\[rules 100, 101, 102\]$/m);
+    expect(text).toContain("2 session/update(s) for the cancelled turn arrived after its answer");
+    expect(text).toMatch(/#\d+ main <- .*"stopReason":"cancelled"/);
+    expect(text).toMatch(/#\d+ main <- .*"one more thing"/);
+    expect(text).toContain("19 passed, 1 failed, 0 skipped (20 checks): NOT CONFORMANT");
+    const markdown = formatReportMarkdown(report);
+    expect(markdown).toContain("| ❌ fail | `cancel` |");
+    expect(markdown).toContain("### ❌ fail: `cancel`");
+  },
+);
+
+it(
+  "keeps going when the agent crashes, naming the exit and quoting stderr",
+  { timeout: 60_000 },
+  async () => {
+    const report = await runFixture("crash-on-prompt");
+    const prompt = report.checks.find((check) => check.id === "prompt-turn");
+    expect(prompt?.status).toBe("fail");
+    expect(prompt?.reason).toMatch(/the agent exited with code 3/);
+    expect(report.stderrTail).toContain("faulty agent: crashing on purpose");
+    // The checks after the crash are skipped with the reason, not failed for the same cause.
+    expect(ids(report, "fail")).toEqual(["prompt-turn"]);
+    expect(report.checks.find((check) => check.id === "session-list")?.reason).toMatch(
+      /^The agent had stopped \(the agent exited with code 3\)/,
+    );
+    // What ran before the crash is still judged.
+    expect(report.checks.find((check) => check.id === "session-new")?.status).toBe("pass");
+    expect(report.checks.find((check) => check.id === "protocol-version")?.status).toBe("pass");
+  },
+);
+
+it("rejects with an AgentStartupError when the agent cannot be started", async () => {
+  await expect(
+    runAgentChecks({ command: join(dir, "no-such-agent"), timeouts }),
+  ).rejects.toBeInstanceOf(AgentStartupError);
+});
