@@ -104,10 +104,7 @@ function parseLaunch(path: string, name: string, value: unknown): AgentLaunch {
     throw new AgentsConfigError(path, `"args" of agent "${name}" must be an array of strings`);
   }
   const env = v.env ?? {};
-  if (
-    typeof env !== "object" ||
-    !Object.values(env).every((e) => typeof e === "string")
-  ) {
+  if (typeof env !== "object" || !Object.values(env).every((e) => typeof e === "string")) {
     throw new AgentsConfigError(path, `"env" of agent "${name}" must map names to strings`);
   }
   const launch: AgentLaunch = {

@@ -26,7 +26,9 @@ describe("VERSION", () => {
   it("equals the version in package.json", async () => {
     const { VERSION } = await import("../../src/version.js");
     const { readFileSync } = await import("node:fs");
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    const pkg = JSON.parse(
+      readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+    ) as {
       version: string;
     };
     expect(VERSION).toBe(pkg.version);

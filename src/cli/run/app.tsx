@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Box, Static, Text, useApp, useInput } from "ink";
+import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import Spinner from "ink-spinner";
 import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { AuthMethod, PlanEntry } from "../../schema/types.gen.js";
@@ -54,7 +54,17 @@ function useControllerVersion(controller: AgentController): number {
   return version;
 }
 
-function ItemView({ item, ui, live }: { item: ThreadItem; ui: UiModel; live: boolean }): ReactNode {
+function ItemView({
+  item,
+  ui,
+  live,
+  asking,
+}: {
+  item: ThreadItem;
+  ui: UiModel;
+  live: boolean;
+  asking?: string | undefined;
+}): ReactNode {
   switch (item.type) {
     case "message": {
       const text = blocksText(item.content);
@@ -90,7 +100,7 @@ function ItemView({ item, ui, live }: { item: ThreadItem; ui: UiModel; live: boo
         <ToolCallView
           call={item}
           terminals={ui.terminals}
-          expanded={live || item.status !== "completed"}
+          expanded={asking !== item.toolCallId && (live || item.status !== "completed")}
         />
       );
     case "compaction":
@@ -235,6 +245,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   useControllerVersion(controller);
   useVersion(ui.subscribe, ui.snapshot);
   const app = useApp();
+  const columns = useStdout().stdout.columns || 80;
   const [interrupts, setInterrupts] = useState(0);
   const [sentInitial, setSentInitial] = useState(false);
   const phase = controller.phase;
@@ -316,14 +327,21 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     <Box flexDirection="column">
       <Static items={ui.transcript}>
         {(entry) => (
-          <Box key={entry.key} flexDirection="column">
+          // Static output is laid out on its own: give it the terminal's width to wrap at.
+          <Box key={entry.key} flexDirection="column" width={columns}>
             <TranscriptView entry={entry} ui={ui} />
           </Box>
         )}
       </Static>
       <Box flexDirection="column">
         {live.map((item, i) => (
-          <ItemView key={settled + i} item={item} ui={ui} live />
+          <ItemView
+            key={settled + i}
+            item={item}
+            ui={ui}
+            live
+            asking={question?.request.toolCall.toolCallId}
+          />
         ))}
         {showLivePlan ? <PlanView entries={state.plan} /> : null}
       </Box>

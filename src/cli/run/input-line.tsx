@@ -4,7 +4,7 @@
  * @module
  */
 import { Box, Text, useInput } from "ink";
-import { useState, type ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import { completions, type SlashCommand } from "./slash.js";
 
 /** Props of {@link InputLine}. */
@@ -21,52 +21,63 @@ export interface InputLineProps {
 
 /** See the module comment. */
 export function InputLine({ enabled, canSubmit, commands, onSubmit }: InputLineProps): ReactNode {
-  const [value, setValue] = useState("");
-  const [history, setHistory] = useState<string[]>([]);
-  const [back, setBack] = useState(0);
+  // Keys can arrive faster than React renders (a pasted line, or text and Enter sent
+  // together by a terminal multiplexer), so the handler works on refs that change at
+  // once, and the state only drives what is drawn.
+  const [value, setValueState] = useState("");
+  const current = useRef("");
+  const history = useRef<string[]>([]);
+  const back = useRef(0);
   const suggestions = completions(value, commands).slice(0, 6);
+
+  const setValue = (next: string): void => {
+    current.current = next;
+    setValueState(next);
+  };
+  const submit = (text: string): void => {
+    if (text !== "" && canSubmit) {
+      onSubmit(text);
+      history.current.push(text);
+    }
+  };
 
   useInput(
     (input, key) => {
       if (key.ctrl || key.meta) return;
       if (key.return) {
-        const text = value.trim();
+        const text = current.current.trim();
         if (text === "" || !canSubmit) return;
-        onSubmit(text);
-        setHistory((h) => [...h, text]);
-        setBack(0);
+        submit(text);
+        back.current = 0;
         setValue("");
         return;
       }
       if (key.tab) {
-        const first = suggestions[0];
+        const first = completions(current.current, commands)[0];
         if (first !== undefined) setValue(`/${first.name} `);
         return;
       }
       if (key.upArrow || key.downArrow) {
-        const next = Math.max(0, Math.min(history.length, back + (key.upArrow ? 1 : -1)));
-        setBack(next);
-        setValue(next === 0 ? "" : (history[history.length - next] ?? ""));
+        const past = history.current;
+        const next = Math.max(0, Math.min(past.length, back.current + (key.upArrow ? 1 : -1)));
+        back.current = next;
+        setValue(next === 0 ? "" : (past[past.length - next] ?? ""));
         return;
       }
       if (key.backspace || key.delete) {
-        setValue((v) => v.slice(0, -1));
+        setValue(current.current.slice(0, -1));
         return;
       }
       if (key.escape || key.leftArrow || key.rightArrow) return;
       // A pasted or fast-typed chunk may carry Enter inside it: send at each newline.
       const parts = input.split(/\r\n|\r|\n/);
       if (parts.length > 1) {
-        const text = (value + (parts[0] ?? "")).trim();
-        if (text !== "" && canSubmit) {
-          onSubmit(text);
-          setHistory((h) => [...h, text]);
-        }
-        setBack(0);
+        submit((current.current + (parts[0] ?? "")).trim());
+        back.current = 0;
         setValue(parts.slice(1).join(" ").trimStart());
         return;
       }
-      setValue((v) => v + input);
+      setValue(current.current + input);
     },
     { isActive: enabled },
   );

@@ -83,10 +83,11 @@ async function runLive(options: RunOptions): Promise<number> {
   };
   let instance = mount();
   process.on("SIGTERM", onSignal);
+  let startFailure: string | undefined;
   controller.start().catch((error: unknown) => {
     const failure = describeFailure(error);
     exitCode = failure.exitCode;
-    ui.notify("error", failure.message);
+    startFailure = failure.message;
     instance.unmount();
   });
   try {
@@ -102,6 +103,7 @@ async function runLive(options: RunOptions): Promise<number> {
     process.off("SIGTERM", onSignal);
     await controller.close();
   }
+  if (startFailure !== undefined) process.stderr.write(`acp-kit: ${startFailure}\n`);
   return exitCode;
 }
 

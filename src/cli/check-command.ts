@@ -1,0 +1,68 @@
+/**
+ * `acp-kit check` (the conformance checks against an agent) and `acp-kit check-client`
+ * (the probe agent that checks the editor it runs in).
+ *
+ * @module
+ */
+import { AgentStartupError } from "../node/spawn-errors.js";
+import { runAgentChecks } from "../testing/conformance-agent.js";
+import { runClientProbe } from "../testing/probe-agent.js";
+import { formatReport } from "../testing/report-format.js";
+import type { CheckResult } from "../testing/report.js";
+import { ExitCodes } from "./exit-codes.js";
+import type { AgentTarget } from "./target.js";
+
+const MARKS: Readonly<Record<string, string>> = { pass: "✓", fail: "✗", skip: "-" };
+
+function progress(result: CheckResult, color: boolean): string {
+  const mark = MARKS[result.status] ?? "?";
+  const painted = color
+    ? `${result.status === "pass" ? "\u001b[32m" : result.status === "fail" ? "\u001b[31m" : "\u001b[2m"}${mark}\u001b[0m`
+    : mark;
+  return `${painted} ${result.title}${result.status === "pass" ? "" : `: ${result.reason ?? result.status}`}\n`;
+}
+
+/** Runs the agent checks; resolves with the exit code (0 when nothing failed). */
+export async function runCheckCommand(
+  target: AgentTarget,
+  options: { json?: boolean; cwd?: string; color: boolean },
+): Promise<number> {
+  try {
+    const report = await runAgentChecks({
+      command: target.command,
+      args: target.args,
+      ...(target.env === undefined ? {} : { env: target.env }),
+      ...(options.cwd === undefined ? {} : { sessionCwd: options.cwd }),
+      ...(options.json === true
+        ? {}
+        : {
+            onCheck: (result: CheckResult) => {
+              process.stderr.write(progress(result, options.color));
+            },
+          }),
+    });
+    process.stdout.write(
+      options.json === true
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : `\n${formatReport(report)}\n`,
+    );
+    return report.ok ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+  } catch (error) {
+    if (error instanceof AgentStartupError) {
+      process.stderr.write(`acp-kit: ${error.message}\n`);
+      return ExitCodes.AGENT_START;
+    }
+    throw error;
+  }
+}
+
+/** Serves the client probe on this process's stdio until the editor closes it. */
+export async function runCheckClient(options: { report?: string }): Promise<number> {
+  await runClientProbe({
+    ...(options.report === undefined ? {} : { reportPath: options.report }),
+    onReport: (_report, path) => {
+      if (path !== undefined) process.stderr.write(`acp-kit: client report written to ${path}\n`);
+    },
+  });
+  return ExitCodes.OK;
+}

@@ -1,0 +1,74 @@
+/**
+ * `acp-kit demo`: `run` against the built-in demo agent (the scripted demo scenario) in a
+ * temporary working directory. No account, no network.
+ *
+ * @module
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { allowAll } from "../node/permission-policy.js";
+import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
+import { runInteractive } from "./run/run-command.js";
+import type { AgentTarget } from "./target.js";
+
+/** Options of {@link runDemo}. */
+export interface DemoOptions {
+  /** Print a plain transcript (stdout is not a terminal). */
+  readonly plain: boolean;
+  /** No pauses between the demo's steps. */
+  readonly fast: boolean;
+  readonly color: boolean;
+  /** Permission flags; in plain mode requests are granted (inside the temp directory). */
+  readonly flags: PolicyFlags;
+}
+
+const DEMO_README = `# Sample project
+
+A tiny project for the acp-kit demo. The demo agent reads this file, proposes an edit to
+a file of its own, and runs a harmless command here.
+
+- It lives in a temporary directory.
+- Nothing outside it is touched.
+`;
+
+/**
+ * How to start the demo agent: the built `scripted-agent.js` next to this CLI, or (when
+ * running from source) the TypeScript entry through tsx.
+ */
+export function demoAgentTarget(fast: boolean): AgentTarget {
+  const here = fileURLToPath(import.meta.url);
+  const fromSource = here.endsWith(".ts");
+  const entry = fromSource
+    ? join(here, "..", "..", "testing", "scripted-agent-main.ts")
+    : join(here, "..", "scripted-agent.js");
+  // From source, tsx is resolved here: the agent runs in a temporary directory.
+  const loader = fromSource ? ["--import", import.meta.resolve("tsx")] : [];
+  const args = [...loader, entry, "--demo", ...(fast ? ["--no-delays"] : [])];
+  return { command: process.execPath, args, label: "the acp-kit demo agent" };
+}
+
+/** Runs the demo; resolves with the exit code. */
+export async function runDemo(options: DemoOptions): Promise<number> {
+  const cwd = mkdtempSync(join(tmpdir(), "acp-kit-demo-"));
+  writeFileSync(join(cwd, "README.md"), DEMO_README);
+  const banner = [
+    `acp-kit demo: a scripted agent working in ${cwd}`,
+    options.plain
+      ? "(plain transcript: stdout is not a terminal; permission requests are granted inside that directory)"
+      : "Type anything for the tour, /explain, /mode code, /help. Ctrl-C cancels a turn; twice exits.",
+  ].join("\n");
+  return runInteractive({
+    target: demoAgentTarget(options.fast),
+    cwd,
+    policies: options.plain ? [allowAll()] : policiesFromFlags(options.flags),
+    plain: options.plain,
+    color: options.color,
+    banner,
+    initialPrompt: "Give me the tour, please.",
+    ...(options.plain
+      ? { scriptedPrompts: ["Give me the tour, please.", "/explain README.md"] }
+      : {}),
+  });
+}

@@ -1,0 +1,290 @@
+/**
+ * The `acp-kit` command line: talk to any ACP agent, run the demo, trace traffic, and
+ * check conformance.
+ *
+ * @module
+ */
+import { Command, Option } from "commander";
+import { VERSION } from "../version.js";
+import { listAgents, agentsConfigPath, AgentsConfigError } from "./agents.js";
+import { useColor } from "./color.js";
+import { EXIT_CODE_HELP, ExitCodes } from "./exit-codes.js";
+import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
+import { resolveTarget, UsageError } from "./target.js";
+
+/**
+ * Resolves the agent from a command's trailing words. Commander drops a `--` that comes
+ * before any positional argument but keeps one that follows a positional (as in
+ * `prompt "text" -- cmd`), so both shapes are accepted here.
+ */
+function agentTarget(words: readonly string[]): ReturnType<typeof resolveTarget> {
+  if (words[0] === "--") return resolveTarget(words.slice(1), true);
+  return resolveTarget(words, process.argv.includes("--"));
+}
+
+function withPolicyOptions(command: Command): Command {
+  return command
+    .option("-y, --yes", "allow every permission request")
+    .option("--allow-reads", "allow read-only tool calls (read, search, think)")
+    .option("--policy <file>", "permission rules, one per line: allow|deny <kind|*> <glob>")
+    .option("--deny-all", "reject every permission request no rule allows");
+}
+
+function fail(error: unknown): never {
+  if (error instanceof UsageError || error instanceof AgentsConfigError) {
+    process.stderr.write(`acp-kit: ${error.message}\n`);
+    process.exit(ExitCodes.USAGE);
+  }
+  process.stderr.write(`acp-kit: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(ExitCodes.FAILURE);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+const RUN_EXAMPLES = `
+Examples:
+  acp-kit run claude                       a named agent (see \`acp-kit agents\`)
+  acp-kit run -- node my-agent.js --flag   any command that speaks ACP on stdio
+  acp-kit run --allow-reads gemini         answer read-only permission requests yourself
+  acp-kit run --policy rules.txt codex     rules like "allow edit src/**", "deny execute *"
+
+Keys: Enter sends, Tab completes a slash command, Ctrl-C cancels the turn (twice: exit),
+Ctrl-T shows or hides thoughts. Slash commands: /help, /mode, /model, /config, /sessions,
+/restart, /quit, and the agent's own commands.`;
+
+/** Builds the program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command("acp-kit")
+    .description(
+      "Talk to Agent Client Protocol agents: an interactive client, a demo, a traffic tracer and a conformance checker.",
+    )
+    .version(VERSION, "-v, --version")
+    .showHelpAfterError("(run with --help for usage)")
+    .enablePositionalOptions();
+
+  withPolicyOptions(
+    program
+      .command("run")
+      .description("an interactive session with an ACP agent")
+      .argument("[agent...]", "an agent name, or its command after --")
+      .option("--cwd <dir>", "the session's working directory", process.cwd())
+      .option("--plain", "print a plain transcript instead of the live view")
+      .passThroughOptions()
+      .addHelpText("after", RUN_EXAMPLES),
+  ).action(async (words: string[], opts: PolicyFlags & { cwd: string; plain?: boolean }) => {
+    try {
+      const target = agentTarget(words);
+      const { runInteractive } = await import("./run/run-command.js");
+      process.exitCode = await runInteractive({
+        target,
+        cwd: opts.cwd,
+        policies: policiesFromFlags(opts),
+        plain: opts.plain === true || !process.stdout.isTTY || !process.stdin.isTTY,
+        color: useColor(process.stdout),
+      });
+    } catch (error) {
+      fail(error);
+    }
+  });
+
+  withPolicyOptions(
+    program
+      .command("demo")
+      .description(
+        "run against the built-in demo agent in a temporary directory (no account, no network)",
+      )
+      .option("--plain", "print a plain transcript instead of the live view")
+      .option("--fast", "no pauses between the demo's steps")
+      .addHelpText(
+        "after",
+        `
+The demo agent shows a plan, reads a file, proposes an edit as a diff and applies it only
+with your permission, runs a harmless command in a terminal, and has a /explain command
+and two modes. It only touches files in its temporary directory. When stdout is not a
+terminal, it prints a plain transcript (and permission requests are granted, inside that
+directory).`,
+      ),
+  ).action(async (opts: PolicyFlags & { plain?: boolean; fast?: boolean }) => {
+    try {
+      const { runDemo } = await import("./demo-command.js");
+      process.exitCode = await runDemo({
+        plain: opts.plain === true || !process.stdout.isTTY || !process.stdin.isTTY,
+        fast: opts.fast === true,
+        flags: opts,
+        color: useColor(process.stdout),
+      });
+    } catch (error) {
+      fail(error);
+    }
+  });
+
+  withPolicyOptions(
+    program
+      .command("prompt")
+      .description("one turn without interaction: prints the agent's text, or JSON events")
+      .argument("<text>", "the prompt; - reads it from stdin")
+      .argument("[agent...]", "an agent name, or its command after --")
+      .option("--json", "one JSON event per line: updates, requests and answers, the stop reason")
+      .option("--cwd <dir>", "the session's working directory", process.cwd())
+      .option("--verbose", "copy the agent's stderr to stderr")
+      .passThroughOptions()
+      .addHelpText(
+        "after",
+        `
+Examples:
+  acp-kit prompt "What does this project do?" claude
+  git diff | acp-kit prompt --json - -- node my-agent.js
+
+Without a policy flag, permission requests are rejected.
+
+${EXIT_CODE_HELP}`,
+      ),
+  ).action(
+    async (
+      text: string,
+      words: string[],
+      opts: PolicyFlags & { json?: boolean; cwd: string; verbose?: boolean },
+    ) => {
+      try {
+        const target = agentTarget(words);
+        const { runPromptCommand } = await import("./prompt-command.js");
+        process.exitCode = await runPromptCommand({
+          text: text === "-" ? await readStdin() : text,
+          json: opts.json === true,
+          target,
+          cwd: opts.cwd,
+          policies: policiesFromFlags({ denyAll: true, ...opts }),
+          out: process.stdout,
+          err: process.stderr,
+          verbose: opts.verbose === true,
+        });
+      } catch (error) {
+        fail(error);
+      }
+    },
+  );
+
+  const trace = program
+    .command("trace")
+    .description("a transparent proxy that records every message between an editor and an agent")
+    .argument("[command...]", "the agent's command, after --")
+    .option("--out <file>", "where to write the trace (ndjson)")
+    .passThroughOptions()
+    .addHelpText(
+      "after",
+      `
+Put it in your editor's agent settings in place of the real command:
+  acp-kit trace --out /tmp/claude.ndjson -- npx -y @agentclientprotocol/claude-agent-acp
+Then read it:
+  acp-kit trace view /tmp/claude.ndjson
+  acp-kit trace view /tmp/claude.ndjson --html trace.html`,
+    )
+    .action(async (words: string[], opts: { out?: string }) => {
+      try {
+        if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
+        const { runTraceCommand } = await import("./trace/trace-command.js");
+        process.exitCode = await runTraceCommand(words, opts);
+      } catch (error) {
+        fail(error);
+      }
+    });
+  trace
+    .command("view")
+    .description("print a readable timeline of a trace file")
+    .argument("<file>", "a trace written by acp-kit trace")
+    .option("--html <file>", "write a self-contained HTML page instead")
+    .option("--full", "do not fold long payloads")
+    .action(async (file: string, opts: { html?: string; full?: boolean }) => {
+      try {
+        const { runTraceView } = await import("./trace/trace-command.js");
+        process.exitCode = await runTraceView(file, { ...opts, color: useColor(process.stdout) });
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  program
+    .command("check")
+    .description("run the conformance checks against an agent")
+    .argument("[agent...]", "an agent name, or its command after --")
+    .option("--json", "print the report as JSON")
+    .option("--cwd <dir>", "the working directory for the agent's sessions")
+    .passThroughOptions()
+    .addHelpText(
+      "after",
+      `
+Examples:
+  acp-kit check -- node my-agent.js
+  acp-kit check --json claude > report.json
+
+Exit code 0 when every check passed (or was skipped), ${ExitCodes.CHECK_FAILED} when one failed.`,
+    )
+    .action(async (words: string[], opts: { json?: boolean; cwd?: string }) => {
+      try {
+        const target = agentTarget(words);
+        const { runCheckCommand } = await import("./check-command.js");
+        process.exitCode = await runCheckCommand(target, {
+          ...opts,
+          color: useColor(process.stdout),
+        });
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  program
+    .command("check-client")
+    .description(
+      "a probe agent to configure in your editor: on the first prompt it checks the editor",
+    )
+    .option("--report <file>", "where to write the JSON report")
+    .addHelpText(
+      "after",
+      `
+Configure your editor's agent command as: acp-kit check-client
+Then send any prompt; the probe exercises the editor and answers with its report.`,
+    )
+    .action(async (opts: { report?: string }) => {
+      try {
+        const { runCheckClient } = await import("./check-command.js");
+        process.exitCode = await runCheckClient(opts);
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  program
+    .command("agents")
+    .description("list the named agents (built-in and from your config file)")
+    .addOption(new Option("--json", "print them as JSON"))
+    .action((opts: { json?: boolean }) => {
+      try {
+        const agents = listAgents();
+        if (opts.json === true) {
+          process.stdout.write(JSON.stringify(agents, null, 2) + "\n");
+          return;
+        }
+        const width = Math.max(...agents.map((a) => a.name.length));
+        for (const a of agents) {
+          const line = [a.command, ...a.args].join(" ");
+          process.stdout.write(
+            `${a.name.padEnd(width)}  ${line}${a.source === "config" ? "  (config)" : ""}\n`,
+          );
+        }
+        process.stdout.write(`\nAdd your own in ${agentsConfigPath()}:\n`);
+        process.stdout.write(
+          `  {"agents": {"mine": {"command": "node", "args": ["/path/to/agent.js"]}}}\n`,
+        );
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  return program;
+}
+
+await buildProgram().parseAsync(process.argv);

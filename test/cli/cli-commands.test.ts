@@ -1,0 +1,182 @@
+/**
+ * The non-interactive commands of the built CLI, run as a person would from a shell:
+ * --help, --version, agents, prompt (text and --json, with its exit codes) and the
+ * plain demo.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+
+const repoRoot = new URL("../../", import.meta.url).pathname;
+const cli = join(repoRoot, "dist", "cli.js");
+const scriptedAgent = join(repoRoot, "dist", "scripted-agent.js");
+const fixture = (name: string): string => join(repoRoot, "test", "cli", "fixtures", name);
+/** The escape character that starts every ANSI colour sequence. */
+const ESC = String.fromCharCode(27) + "[";
+
+function run(args: string[], options: { input?: string; env?: Record<string, string> } = {}) {
+  const result = spawnSync(process.execPath, [cli, ...args], {
+    cwd: repoRoot,
+    input: options.input ?? "",
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    timeout: 60_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+const agentArgs = (scenario: string): string[] => [
+  "--",
+  process.execPath,
+  scriptedAgent,
+  "--no-delays",
+  fixture(scenario),
+];
+
+beforeAll(() => {
+  if (!existsSync(cli) || !existsSync(scriptedAgent)) {
+    throw new Error("Build first (npm run build): the CLI tests run dist/cli.js");
+  }
+});
+
+describe("help and version", () => {
+  it("prints the version and every command in --help", () => {
+    const version = run(["--version"]);
+    const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      version: string;
+    };
+    expect(version.stdout.trim()).toBe(pkg.version);
+    const help = run(["--help"]);
+    for (const command of ["run", "demo", "prompt", "trace", "check", "check-client", "agents"]) {
+      expect(help.stdout).toContain(command);
+    }
+    const promptHelp = run(["prompt", "--help"]);
+    expect(promptHelp.stdout).toContain("Exit codes:");
+    expect(promptHelp.stdout).toContain("13  cancelled");
+    expect(promptHelp.stdout).toContain("Examples:");
+  });
+
+  it("lists the named agents, and refuses an unknown one with a usage error", () => {
+    const agents = run(["agents"]);
+    expect(agents.stdout).toMatch(/claude\s+npx -y @agentclientprotocol\/claude-agent-acp/);
+    const unknown = run(["prompt", "hi", "no-such-agent"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('No agent named "no-such-agent"');
+  });
+});
+
+describe("acp-kit prompt", () => {
+  it("prints the agent's text and exits 0 on end_turn", () => {
+    const result = run(["prompt", "please stream", ...agentArgs("cli-scenario.json")]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("one two three four five\n");
+    expect(result.code).toBe(0);
+  });
+
+  it("reads the prompt from stdin with -", () => {
+    const result = run(["prompt", "-", ...agentArgs("cli-scenario.json")], { input: "/shout hey" });
+    expect(result.stdout.trim()).toBe("hey!!!");
+  });
+
+  it("--json prints one event per line: initialize, session, updates, requests, stop", () => {
+    const result = run([
+      "prompt",
+      "--json",
+      "--yes",
+      "permission please",
+      ...agentArgs("cli-scenario.json"),
+    ]);
+    expect(result.code).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events.map((e) => e.type)).toEqual([
+      "initialize",
+      "session",
+      "update", // available_commands_update after session/new
+      "update", // the tool call
+      "request",
+      "response",
+      "update", // "ALLOWED"
+      "stop",
+    ]);
+    expect(events[0]).toMatchObject({
+      agentInfo: { name: "cli-test-agent", version: "1.2.3" },
+      protocolVersion: 1,
+    });
+    expect(events[3]).toMatchObject({
+      update: { sessionUpdate: "tool_call", title: "Delete build output", kind: "delete" },
+    });
+    expect(events[4]).toMatchObject({ method: "session/request_permission" });
+    expect(events[5]).toMatchObject({
+      method: "session/request_permission",
+      result: { outcome: { outcome: "selected" } },
+    });
+    expect(events[6]).toMatchObject({ update: { content: { text: "ALLOWED" } } });
+    expect(events[7]).toEqual({ type: "stop", stopReason: "end_turn" });
+  });
+
+  it("rejects permission requests by default", () => {
+    const result = run(["prompt", "permission please", ...agentArgs("cli-scenario.json")]);
+    expect(result.stdout.trim()).toBe("REJECTED");
+  });
+
+  it("has distinct exit codes: refusal 10, auth required 20, crash 30, agent missing 3", () => {
+    const refusal = run(["prompt", "refuse", ...agentArgs("cli-scenario.json")]);
+    expect(refusal.code).toBe(10);
+    expect(refusal.stderr).toContain("stop reason: refusal");
+    const auth = run(["prompt", "hi", ...agentArgs("auth-scenario.json")]);
+    expect(auth.code).toBe(20);
+    expect(auth.stderr).toContain("Use a token");
+    const crash = run(["prompt", "hi", "--", process.execPath, fixture("crash-agent.mjs")]);
+    expect(crash.code).toBe(30);
+    expect(crash.stderr).toContain("the agent exited with code 3");
+    expect(crash.stderr).toContain("fatal: the model backend went away");
+    const missing = run(["prompt", "hi", "--", "/no/such/agent"]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/not found|does not exist/i);
+  });
+});
+
+describe("acp-kit demo (not a terminal)", () => {
+  it("prints a plain transcript of the tour and writes only its own file", () => {
+    const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("acp-kit-demo-")));
+    const result = run(["demo", "--fast"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("acp-kit demo: a scripted agent working in");
+    expect(result.stdout).toContain("[read] Read README.md (completed)");
+    expect(result.stdout).toMatch(/\[edit\] .*acp-kit-demo\.md \(completed\)/);
+    expect(result.stdout).toMatch(/\[execute\] .*node --version \(completed\)/);
+    expect(result.stdout).toContain("(end_turn)");
+    expect(result.stdout).not.toContain(ESC); // no colours when piped
+    const created = readdirSync(tmpdir()).filter(
+      (n) => n.startsWith("acp-kit-demo-") && !before.has(n),
+    );
+    expect(created).toHaveLength(1);
+    const files = readdirSync(join(tmpdir(), created[0]!)).sort();
+    expect(files).toEqual(["README.md", "acp-kit-demo.md"]);
+  });
+});
+
+describe("colours", () => {
+  it("are off with NO_COLOR even when forced elsewhere", () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-kit-trace-"));
+    const trace = join(dir, "t.ndjson");
+    run(["trace", "--out", trace, ...agentArgs("cli-scenario.json")], {
+      input:
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: 1 },
+        }) + "\n",
+    });
+    const view = run(["trace", "view", trace], { env: { NO_COLOR: "1", FORCE_COLOR: "1" } });
+    expect(view.code).toBe(0);
+    expect(view.stdout).toContain("initialize");
+    expect(view.stdout).not.toContain(ESC);
+  });
+});

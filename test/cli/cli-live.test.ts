@@ -1,0 +1,149 @@
+/**
+ * The live view of `acp-kit run` and `acp-kit demo`, driven in a real terminal (tmux):
+ * keys are sent and the screen is read, as a person would.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
+
+const repoRoot = new URL("../../", import.meta.url).pathname;
+const cli = join(repoRoot, "dist", "cli.js");
+const scriptedAgent = join(repoRoot, "dist", "scripted-agent.js");
+const fixture = (name: string): string => join(repoRoot, "test", "cli", "fixtures", name);
+const sessions: TmuxSession[] = [];
+
+function start(args: string, env: Record<string, string> = {}): TmuxSession {
+  const session = TmuxSession.start(`${shellQuote(process.execPath)} ${shellQuote(cli)} ${args}`, {
+    cwd: repoRoot,
+    width: 100,
+    height: 45,
+    env,
+  });
+  sessions.push(session);
+  return session;
+}
+
+function runScenario(scenario: string): TmuxSession {
+  return start(
+    `run -- ${shellQuote(process.execPath)} ${shellQuote(scriptedAgent)} ${shellQuote(fixture(scenario))}`,
+  );
+}
+
+beforeAll(() => {
+  if (!hasTmux())
+    throw new Error("tmux is needed for the CLI's terminal tests (apt-get install tmux)");
+  if (!existsSync(cli) || !existsSync(scriptedAgent)) {
+    throw new Error("Build first (npm run build): the CLI tests run dist/cli.js");
+  }
+});
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.kill();
+});
+
+describe("acp-kit run (live view)", () => {
+  it("streams text, renders Markdown, and completes slash commands", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("please stream");
+    t.keys("Enter");
+    await t.waitFor("one two three four five");
+    t.type("markdown");
+    t.keys("Enter");
+    const screen = await t.waitFor("const answer = 42;");
+    expect(screen).toContain("Big title");
+    expect(screen).toMatch(/• item one/);
+    expect(screen).not.toContain("# Big title"); // rendered, not raw
+    t.type("/sh");
+    await t.waitFor("/shout text to shout — Repeat loudly");
+    t.keys("Tab");
+    t.type("hello");
+    t.keys("Enter");
+    await t.waitFor("hello!!!");
+  });
+
+  it("updates a tool call row in place, from running to completed", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("run the tool");
+    t.keys("Enter");
+    const running = await t.waitFor(/search Scan the files/);
+    expect(running).not.toMatch(/✓ search Scan the files/);
+    const done = await t.waitFor(/✓ search Scan the files/);
+    expect(done).toContain("Scan done.");
+    expect(done.match(/Scan the files/g)).toHaveLength(1); // one row, updated in place
+  });
+
+  it("asks for permission and takes the choice from the keyboard", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("permission please");
+    t.keys("Enter");
+    await t.waitFor("Permission requested");
+    await t.waitFor("❯ 1. Allow");
+    t.keys("Down");
+    await t.waitFor("❯ 2. Reject");
+    t.keys("Enter");
+    await t.waitFor("REJECTED");
+    t.type("permission again");
+    t.keys("Enter");
+    await t.waitFor("Permission requested");
+    t.keys("1");
+    await t.waitFor("ALLOWED");
+  });
+
+  it("cancels the turn on Ctrl-C, and exits on a second Ctrl-C", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("wait for me");
+    t.keys("Enter");
+    await t.waitFor("Waiting for you to cancel.");
+    t.keys("C-c");
+    await t.waitFor("(stopped)");
+    await t.waitFor("(the turn ended: cancelled)");
+    t.keys("C-c");
+    await t.waitFor("[exited 0]");
+  });
+
+  it("says when the agent dies, quotes its stderr, and restarts it", async () => {
+    const t = start(
+      `run -- ${shellQuote(process.execPath)} ${shellQuote(fixture("crash-agent.mjs"))}`,
+    );
+    await t.waitFor("crasher 0.0.1");
+    t.type("hello");
+    t.keys("Enter");
+    const screen = await t.waitFor("The agent exited with code 3.");
+    expect(screen).toContain("fatal: the model backend went away");
+    expect(screen).toContain("Press r to restart it, q to quit.");
+    t.keys("r");
+    await t.waitFor("Restarting the agent…");
+    await t.waitFor(/crasher 0\.0\.1[\s\S]*›/);
+    t.keys("q");
+  });
+
+  it("switches modes with /mode", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("mode: ask");
+    t.type("/mode code");
+    t.keys("Enter");
+    await t.waitFor("mode: code");
+  });
+});
+
+describe("acp-kit demo (live view)", () => {
+  it("runs the tour and writes its file only after permission is granted", async () => {
+    const t = start("demo --fast");
+    const intro = await t.waitFor(/acp-kit demo: a scripted agent working in (\S+)/);
+    const dir = /working in (\S+)/.exec(intro)?.[1] ?? "";
+    await t.waitFor("Permission requested", 30_000);
+    expect(existsSync(join(dir, "acp-kit-demo.md"))).toBe(false);
+    t.keys("Enter");
+    await t.waitFor("acp-kit-demo.md is written", 30_000);
+    await t.waitFor(/✓ run .*node --version/, 30_000);
+    expect(readFileSync(join(dir, "acp-kit-demo.md"), "utf8")).toContain("# acp-kit demo");
+    t.keys("C-c");
+    t.keys("C-c");
+    await t.waitFor("[exited 0]");
+  });
+});
