@@ -48,6 +48,17 @@ export interface ControllerOptions {
 export type ControllerPhase =
   "starting" | "ready" | "prompting" | "auth-required" | "exited" | "closed";
 
+/**
+ * True for a `terminal` auth method. Checked on the value, not the type: a method of a kind
+ * this version does not know (a newer `type`) reaches us as an agent method with its
+ * `type` field kept, and must not be run as a login command.
+ */
+export function isTerminalAuth(
+  method: schema.AuthMethod,
+): method is schema.AuthMethodTerminal & { type: "terminal" } {
+  return (method as { type?: unknown }).type === "terminal";
+}
+
 /** Runs an interactive command in the user's terminal; resolves with its exit code. */
 export type InteractiveRunner = (
   command: string,
@@ -140,7 +151,8 @@ export class AgentController {
     });
     this.info = await agent.initialize({
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: this.toolkit.capabilities,
+      // The CLI owns a terminal, so it can run an agent's login command (terminal auth).
+      clientCapabilities: { ...this.toolkit.capabilities, auth: { terminal: true } },
       clientInfo: { name: "acp-kit", title: "acp-kit CLI", version: VERSION },
     });
     await this.openSession();
@@ -173,7 +185,7 @@ export class AgentController {
    */
   async authenticate(method: schema.AuthMethod, runInteractive: InteractiveRunner): Promise<void> {
     const agent = this.requireAgent();
-    if ("type" in method) {
+    if (isTerminalAuth(method)) {
       const { target } = this.options;
       const code = await runInteractive(target.command, [...target.args, ...(method.args ?? [])], {
         ...process.env,

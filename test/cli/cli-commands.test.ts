@@ -3,7 +3,7 @@
  * --help, --version, agents, prompt (text and --json, with its exit codes) and the
  * plain demo.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +25,25 @@ function run(args: string[], options: { input?: string; env?: Record<string, str
     timeout: 60_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** {@link run} without blocking, for the slow commands that run side by side. */
+function runAsync(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 const agentArgs = (scenario: string): string[] => [
@@ -178,5 +197,76 @@ describe("colours", () => {
     expect(view.code).toBe(0);
     expect(view.stdout).toContain("initialize");
     expect(view.stdout).not.toContain(ESC);
+  });
+});
+
+describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
+  const tsxAgent = (file: string, ...args: string[]): string[] => [
+    "--",
+    process.execPath,
+    "--import",
+    "tsx",
+    join(repoRoot, file),
+    ...args,
+  ];
+
+  it("passes our example agent, skipping only what it does not advertise", async () => {
+    const result = await runAsync(["check", ...tsxAgent("examples/agent.ts")]);
+    expect(result.stdout).toContain("16 passed, 0 failed, 4 skipped (20 checks): OK");
+    expect(result.stderr).toContain("✓ session/new answers unique session ids"); // progress
+    expect(result.code).toBe(0);
+  });
+
+  it("passes the scripted agent with the conformant scenario, every check included", async () => {
+    const result = await runAsync([
+      "check",
+      "--json",
+      "--",
+      process.execPath,
+      scriptedAgent,
+      "--no-delays",
+      join(repoRoot, "examples", "scenarios", "conformant.json"),
+    ]);
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      summary: { passed: number; failed: number; skipped: number };
+    };
+    expect(report.summary).toEqual({ passed: 20, failed: 0, skipped: 0, total: 20 });
+    expect(report.ok).toBe(true);
+    expect(result.code).toBe(0);
+  });
+
+  it("fails a broken agent with exit code 50, naming the rule and the exchange", async () => {
+    const result = await runAsync([
+      "check",
+      ...tsxAgent("test/testing/fixtures/agent-faulty.ts", "--fault=stdout-junk"),
+    ]);
+    expect(result.code).toBe(50);
+    expect(result.stdout).toMatch(/^FAIL {2}stdout-purity .*\[rules 1, 3, 5\]$/m);
+    expect(result.stdout).toContain("Starting faulty agent 0.0.1");
+    expect(result.stdout).toContain("NOT CONFORMANT");
+  });
+
+  it("reports each fault of a broken agent in --json", async () => {
+    const result = await runAsync([
+      "check",
+      "--json",
+      ...tsxAgent("test/testing/fixtures/agent-faulty.ts", "--fault=wrong-version"),
+    ]);
+    expect(result.code).toBe(50);
+    const report = JSON.parse(result.stdout) as {
+      ok: boolean;
+      checks: { id: string; status: string }[];
+    };
+    expect(report.ok).toBe(false);
+    expect(report.checks.filter((c) => c.status === "fail").map((c) => c.id)).toEqual([
+      "protocol-version",
+    ]);
+  });
+
+  it("says when the agent cannot be started (exit code 3)", async () => {
+    const result = await runAsync(["check", "--", join(repoRoot, "no-such-agent")]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("no-such-agent");
   });
 });

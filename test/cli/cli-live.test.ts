@@ -2,7 +2,8 @@
  * The live view of `acp-kit run` and `acp-kit demo`, driven in a real terminal (tmux):
  * keys are sent and the screen is read, as a person would.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
@@ -122,12 +123,78 @@ describe("acp-kit run (live view)", () => {
     t.keys("q");
   });
 
+  it("logs in with a terminal method: the login command gets the screen, then the agent restarts", async () => {
+    const marker = join(mkdtempSync(join(tmpdir(), "acp-kit-login-")), "logged-in");
+    const t = start(
+      `run -- ${shellQuote(process.execPath)} ${shellQuote(fixture("login-agent.mjs"))} ${shellQuote(marker)}`,
+    );
+    await t.waitFor("The agent needs you to log in. Choose a method:");
+    await t.waitFor("❯ 1. Log in with a token (runs a login command here)");
+    t.keys("Enter");
+    await t.waitFor("Token for the login agent:");
+    t.type("open sesame");
+    t.keys("Enter");
+    await t.waitFor("Logged in (Log in with a token); agent restarted.");
+    expect(existsSync(marker)).toBe(true);
+    t.type("hi");
+    t.keys("Enter");
+    await t.waitFor("Hello, logged-in user.");
+  });
+
+  it("logs in with an agent method (authenticate), then opens the session", async () => {
+    const t = runScenario("auth-scenario.json");
+    await t.waitFor("❯ 1. Use a token");
+    t.keys("Enter");
+    await t.waitFor("Logging in with Use a token…");
+    await t.waitFor("type a message");
+    t.type("hello");
+    t.keys("Enter");
+    await t.waitFor("logged in and answering");
+  });
+
+  it("passes the client probe (acp-kit check-client) when a person answers its questions", async () => {
+    const report = join(mkdtempSync(join(tmpdir(), "acp-kit-probe-")), "report.json");
+    const t = start(
+      `run -- ${shellQuote(process.execPath)} ${shellQuote(cli)} check-client --report ${shellQuote(report)}`,
+    );
+    await t.waitFor("acp-kit client probe");
+    t.type("check my client");
+    t.keys("Enter");
+    await t.waitFor("a harmless permission request");
+    t.keys("1");
+    await t.waitFor("Did all of these show up?");
+    // What the probe asks about is on the screen: check it as the person would.
+    const screen = await t.waitFor("❯ 1. Yes");
+    for (const shown of [
+      "(probe) a user message chunk",
+      "• one",
+      "✻ (probe) a thought",
+      "☑ First step",
+      "mode: Probe (other)",
+      "acp-kit probe",
+      "1.2k/200k tokens",
+    ]) {
+      expect(screen).toContain(shown);
+    }
+    t.keys("1");
+    await t.waitFor("press Cancel/Stop in your editor now");
+    t.keys("C-c");
+    await t.waitFor("11 passed, 0 failed, 0 skipped (11 checks): OK");
+    await t.waitFor("(the turn ended: cancelled)");
+    const json = JSON.parse(readFileSync(report, "utf8")) as {
+      ok: boolean;
+      checks: { status: string }[];
+    };
+    expect(json.ok).toBe(true);
+    expect(json.checks.every((check) => check.status === "pass")).toBe(true);
+  });
+
   it("switches modes with /mode", async () => {
     const t = runScenario("cli-scenario.json");
-    await t.waitFor("mode: ask");
+    await t.waitFor("mode: Ask");
     t.type("/mode code");
     t.keys("Enter");
-    await t.waitFor("mode: code");
+    await t.waitFor("mode: Code");
   });
 });
 

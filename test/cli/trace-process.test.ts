@@ -1,5 +1,5 @@
 /**
- * The trace proxy as a real child process (`runTraceCommand` over its own stdio), between
+ * `acp-kit trace` as a real child process (the built CLI, dist/cli.js), between
  * a real ClientSideConnection and the fixture agent: transparency, exit status and signals.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
@@ -14,7 +14,6 @@ import {
   agentFixture,
   connectTappedClient,
   expectedLines,
-  proxyMain,
   readBytes,
   recordedLines,
   rejection,
@@ -61,7 +60,7 @@ function startProxy(agentArgs: string[] = []): ProxyProcess {
   const agent = [process.execPath, agentFixture, "--tee-in", teeIn, "--tee-out", teeOut];
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", proxyMain, "--out", out, "--", ...agent, ...agentArgs],
+    [join(repoRoot, "dist", "cli.js"), "trace", "--out", out, "--", ...agent, ...agentArgs],
     { cwd: repoRoot, stdio: "pipe" },
   );
   let stderr = "";

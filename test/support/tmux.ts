@@ -28,7 +28,7 @@ export class TmuxSession {
       .map(([k, v]) => `${k}=${shellQuote(v)}`)
       .join(" ");
     const line = `cd ${shellQuote(options.cwd)} && env -u CI -u CONTINUOUS_INTEGRATION -u GITHUB_ACTIONS TERM=xterm-256color ${env} ${command}; echo "[exited $?]"; sleep 600`;
-    execFileSync("tmux", [
+    const args = [
       "new-session",
       "-d",
       "-s",
@@ -38,8 +38,18 @@ export class TmuxSession {
       "-y",
       String(options.height ?? 40),
       line,
-    ]);
-    return new TmuxSession(name);
+    ];
+    // The tmux server exits with its last session; a session started while it is shutting
+    // down fails. Starting again starts a new server.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        execFileSync("tmux", args, { stdio: "pipe" });
+        return new TmuxSession(name);
+      } catch (error) {
+        if (attempt === 3) throw error;
+        execFileSync("sleep", ["0.2"]);
+      }
+    }
   }
 
   /** Sends keys (tmux key names such as `Enter`, `C-c`, `Tab`, or literal text). */

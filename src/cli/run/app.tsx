@@ -8,15 +8,16 @@
  */
 import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
 import Spinner from "ink-spinner";
-import { useEffect, useState, useSyncExternalStore, type ReactNode } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { AuthMethod, PlanEntry } from "../../schema/types.gen.js";
 import type { SessionState, ThreadItem } from "../../session/state.js";
-import type { AgentController } from "../controller.js";
+import { isTerminalAuth, type AgentController } from "../controller.js";
 import { runClientCommand } from "./commands.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
 import { QuestionView } from "./question-view.js";
 import { allCommands, parseSlash } from "./slash.js";
+import { selectValues } from "./commands.js";
 import { blocksText, tokens } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
 import type { TranscriptEntry, UiModel } from "./ui-model.js";
@@ -96,11 +97,13 @@ function ItemView({
       return <Markdown text={text} />;
     }
     case "tool_call":
+      // While a permission question about this call is open, the question shows it.
+      if (asking === item.toolCallId) return null;
       return (
         <ToolCallView
           call={item}
           terminals={ui.terminals}
-          expanded={asking !== item.toolCallId && (live || item.status !== "completed")}
+          expanded={live || item.status !== "completed"}
         />
       );
     case "compaction":
@@ -145,6 +148,22 @@ function TranscriptView({ entry, ui }: { entry: TranscriptEntry; ui: UiModel }):
   );
 }
 
+/** The name of the current value of the config option of a category, if there is one. */
+function optionLabel(state: SessionState | undefined, category: string): string | undefined {
+  const option = state?.configOptions?.find((o) => o.category === category);
+  if (option === undefined) return undefined;
+  if (option.type !== "select") return String(option.currentValue);
+  const current = selectValues(option).find((v) => v.value === option.currentValue);
+  return current?.name ?? option.currentValue;
+}
+
+/** The name of the current mode (from `modes`, the older form of the mode option). */
+function modeLabel(state: SessionState | undefined): string | undefined {
+  const id = state?.currentModeId;
+  if (id == null) return undefined;
+  return state?.availableModes?.find((m) => m.id === id)?.name ?? id;
+}
+
 function StatusLine({
   controller,
   state,
@@ -155,9 +174,12 @@ function StatusLine({
   const parts: string[] = [];
   const info = controller.info?.agentInfo;
   if (info != null) parts.push(`${info.title ?? info.name} ${info.version}`);
-  const mode =
-    state?.configOptions?.find((o) => o.category === "mode")?.currentValue ?? state?.currentModeId;
-  if (mode != null) parts.push(`mode: ${String(mode)}`);
+  const title = state?.info.title;
+  if (title != null && title !== "") parts.push(title);
+  const mode = optionLabel(state, "mode") ?? modeLabel(state);
+  if (mode !== undefined) parts.push(`mode: ${mode}`);
+  const model = optionLabel(state, "model");
+  if (model !== undefined) parts.push(`model: ${model}`);
   const usage = state?.usage;
   if (usage != null) {
     const cost =
@@ -165,8 +187,9 @@ function StatusLine({
     parts.push(`${tokens(usage.used)}/${tokens(usage.size)} tokens${cost}`);
   }
   const busy = controller.phase === "prompting" || controller.phase === "starting";
+  // One Text, so that a long line wraps as a whole instead of in two columns.
   return (
-    <Box>
+    <Text>
       {busy ? (
         <Text color="cyan">
           <Spinner type="dots" />{" "}
@@ -176,7 +199,7 @@ function StatusLine({
         </Text>
       ) : null}
       <Text dimColor>{parts.join(" · ")}</Text>
-    </Box>
+    </Text>
   );
 }
 
@@ -209,7 +232,7 @@ function AuthView({
         <Text key={m.id} color={i === index ? "cyan" : undefined}>
           {i === index ? "❯ " : "  "}
           {i + 1}. {m.name}
-          {"type" in m ? " (runs a login command here)" : ""}
+          {isTerminalAuth(m) ? " (runs a login command here)" : ""}
           {m.description == null ? "" : ` — ${m.description}`}
         </Text>
       ))}
@@ -240,13 +263,21 @@ function ExitedView({ controller }: { controller: AgentController }): ReactNode 
   );
 }
 
+/** How many raw Ctrl-C characters a chunk of input holds. */
+function countCtrlC(input: string): number {
+  let count = 0;
+  for (const ch of input) if (ch === "\u0003") count++;
+  return count;
+}
+
 /** The application; see the module comment. */
 export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps): ReactNode {
   useControllerVersion(controller);
   useVersion(ui.subscribe, ui.snapshot);
   const app = useApp();
   const columns = useStdout().stdout.columns || 80;
-  const [interrupts, setInterrupts] = useState(0);
+  // A ref, not state: two Ctrl-C can arrive before the next render.
+  const interrupts = useRef(0);
   const [sentInitial, setSentInitial] = useState(false);
   const phase = controller.phase;
   const sessionId = controller.sessionId;
@@ -277,7 +308,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       });
       return;
     }
-    setInterrupts(0);
+    interrupts.current = 0;
     void controller.prompt([{ type: "text", text }]).then(
       ({ stopReason }) => {
         if (stopReason !== "end_turn") ui.notify("warn", `(the turn ended: ${stopReason})`);
@@ -294,20 +325,27 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     }
   });
 
+  const interrupt = (): void => {
+    if (phase === "prompting" && interrupts.current === 0) {
+      interrupts.current = 1;
+      ui.notify("warn", "Cancelling the turn… (Ctrl-C again to exit)");
+      void controller.cancel();
+      return;
+    }
+    if (interrupts.current === 0 && phase !== "exited") {
+      interrupts.current = 1;
+      ui.notify("warn", "Press Ctrl-C again to exit.");
+      return;
+    }
+    interrupts.current = 2;
+    quit();
+  };
+
   useInput((input, key) => {
-    if (key.ctrl && input === "c") {
-      if (phase === "prompting" && interrupts === 0) {
-        setInterrupts(1);
-        ui.notify("warn", "Cancelling the turn… (Ctrl-C again to exit)");
-        void controller.cancel();
-        return;
-      }
-      if (interrupts === 0 && phase !== "exited") {
-        setInterrupts(1);
-        ui.notify("warn", "Press Ctrl-C again to exit.");
-        return;
-      }
-      quit();
+    // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
+    const presses = key.ctrl && input === "c" ? 1 : countCtrlC(input);
+    if (presses > 0) {
+      for (let i = 0; i < presses && interrupts.current < 2; i++) interrupt();
       return;
     }
     if (key.ctrl && input === "t") ui.toggleThoughts();
@@ -352,7 +390,10 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
         <AuthView
           methods={controller.authMethods}
           onChoose={(method) => {
-            ui.notify("info", `Logging in with ${method.name}…`);
+            // A terminal method hands the screen to the login command, which unmounts the
+            // view: say what happened once it is back.
+            const inTerminal = isTerminalAuth(method);
+            if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
             void controller
               .authenticate(method, (command, args, env) =>
                 suspend(async () => {
@@ -360,6 +401,9 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
                   return inheritStdioRunner(command, args, env);
                 }),
               )
+              .then(() => {
+                if (inTerminal) ui.notify("info", `Logged in (${method.name}); agent restarted.`);
+              })
               .catch((error: unknown) =>
                 ui.notify("error", error instanceof Error ? error.message : String(error)),
               );

@@ -9,7 +9,7 @@ import { allCommands } from "./slash.js";
 import type { UiModel } from "./ui-model.js";
 
 /** The flat list of values of a select config option. */
-function selectValues(option: SessionConfigOption): { value: string; name: string }[] {
+export function selectValues(option: SessionConfigOption): { value: string; name: string }[] {
   if (option.type !== "select") return [];
   const list = option.options as readonly (
     { value: string; name: string } | { options: { value: string; name: string }[] }

@@ -77,7 +77,10 @@ export function InputLine({ enabled, canSubmit, commands, onSubmit }: InputLineP
         setValue(parts.slice(1).join(" ").trimStart());
         return;
       }
-      setValue(current.current + input);
+      // Other control characters (a Ctrl-C that came with other keys, ...) are not text.
+      // eslint-disable-next-line no-control-regex
+      const text = input.replace(/[\u0000-\u001f\u007f]/g, "");
+      if (text !== "") setValue(current.current + text);
     },
     { isActive: enabled },
   );

@@ -1,13 +1,14 @@
 /**
  * Markdown for the terminal: `marked`'s lexer, rendered with Ink. Headings, emphasis,
  * inline code, code blocks (framed, with their language), lists (nested, ordered, task),
- * block quotes, rules, links (text and URL) and tables (as aligned rows).
+ * block quotes, rules, links (text and URL) and tables (aligned columns when they fit).
  *
  * @module
  */
-import { Box, Text } from "ink";
+import { Box, Text, useStdout } from "ink";
 import { Lexer, type Token, type Tokens } from "marked";
 import type { ReactNode } from "react";
+import stringWidth from "string-width";
 
 function inline(tokens: readonly Token[] | undefined, keyPrefix: string): ReactNode[] {
   return (tokens ?? []).map((token, i) => {
@@ -117,16 +118,58 @@ function List({ list, depth }: { list: Tokens.List; depth: number }): ReactNode 
   );
 }
 
+/** A cell's text without its Markdown marks (`code` shows as code, not in backticks). */
+function plainText(tokens: readonly Token[]): string {
+  return tokens
+    .map((token) => {
+      if ("tokens" in token && token.tokens !== undefined && token.tokens.length > 0)
+        return plainText(token.tokens);
+      return "text" in token && typeof token.text === "string" ? token.text : token.raw;
+    })
+    .join("");
+}
+
+function padTo(text: string, width: number): string {
+  return text + " ".repeat(Math.max(0, width - stringWidth(text)));
+}
+
+/**
+ * A table as aligned columns when it fits the terminal; otherwise each row on its own
+ * lines, one `header: value` per cell, so nothing wraps into the next column.
+ */
 function Table({ table }: { table: Tokens.Table }): ReactNode {
-  const rows = [table.header.map((c) => c.text), ...table.rows.map((r) => r.map((c) => c.text))];
-  const widths =
-    rows[0]?.map((_, col) => Math.max(...rows.map((r) => (r[col] ?? "").length))) ?? [];
+  const columns = useStdout().stdout.columns || 80;
+  const header = table.header.map((cell) => plainText(cell.tokens));
+  const rows = table.rows.map((row) => row.map((cell) => plainText(cell.tokens)));
+  const widths = header.map((h, col) =>
+    Math.max(stringWidth(h), ...rows.map((r) => stringWidth(r[col] ?? ""))),
+  );
+  const total = widths.reduce((sum, w) => sum + w, 0) + 2 * Math.max(0, widths.length - 1);
+  if (total <= columns - 2) {
+    const line = (cells: readonly string[]): string =>
+      cells
+        .map((cell, col) => padTo(cell, widths[col] ?? 0))
+        .join("  ")
+        .trimEnd();
+    return (
+      <Box flexDirection="column">
+        <Text bold>{line(header)}</Text>
+        {rows.map((row, i) => (
+          <Text key={i}>{line(row)}</Text>
+        ))}
+      </Box>
+    );
+  }
   return (
     <Box flexDirection="column">
       {rows.map((row, i) => (
-        <Text key={i} bold={i === 0}>
-          {row.map((cell, col) => cell.padEnd(widths[col] ?? 0)).join("  ")}
-        </Text>
+        <Box key={i} flexDirection="column" marginTop={i === 0 ? 0 : 1}>
+          {row.map((cell, col) => (
+            <Text key={col}>
+              <Text bold>{header[col] ?? ""}:</Text> {cell}
+            </Text>
+          ))}
+        </Box>
       ))}
     </Box>
   );

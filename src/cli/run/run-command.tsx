@@ -3,7 +3,9 @@
  *
  * @module
  */
+import { openSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { ReadStream } from "node:tty";
 import type { PermissionPolicy } from "../../node/permission-policy.js";
 import { AgentController } from "../controller.js";
 import { ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
@@ -34,6 +36,21 @@ export async function runInteractive(options: RunOptions): Promise<number> {
   return options.plain ? runPlain(options) : runLive(options);
 }
 
+/**
+ * The keyboard for one mount of the live view: the terminal opened afresh (`/dev/tty`),
+ * so that it can be closed when the terminal is handed to a login command. A paused
+ * `process.stdin` keeps reading the terminal underneath and would swallow what the person
+ * types into that command. Falls back to `process.stdin` where there is no `/dev/tty`.
+ */
+function openKeyboard(): { stdin: NodeJS.ReadStream; close(): void } {
+  try {
+    const stream = new ReadStream(openSync("/dev/tty", "r"));
+    return { stdin: stream, close: () => stream.destroy() };
+  } catch {
+    return { stdin: process.stdin, close: () => undefined };
+  }
+}
+
 async function runLive(options: RunOptions): Promise<number> {
   const [{ render }, { App }] = await Promise.all([import("ink"), import("./app.js")]);
   const ui = new UiModel();
@@ -55,6 +72,7 @@ async function runLive(options: RunOptions): Promise<number> {
     flags.quitting = true;
     instance.unmount();
   };
+  let keyboard = openKeyboard();
   const mount = (): ReturnType<typeof render> =>
     render(
       <App
@@ -66,6 +84,7 @@ async function runLive(options: RunOptions): Promise<number> {
       />,
       {
         exitOnCtrlC: false,
+        stdin: keyboard.stdin,
       },
     );
   // Set while the terminal is handed to an interactive command (terminal login).
@@ -74,9 +93,11 @@ async function runLive(options: RunOptions): Promise<number> {
     let done!: () => void;
     suspension.remounted = new Promise((resolve) => (done = resolve));
     instance.unmount();
+    keyboard.close();
     try {
       return await run();
     } finally {
+      keyboard = openKeyboard();
       instance = mount();
       done();
     }
@@ -101,6 +122,7 @@ async function runLive(options: RunOptions): Promise<number> {
     }
   } finally {
     process.off("SIGTERM", onSignal);
+    keyboard.close();
     await controller.close();
   }
   if (startFailure !== undefined) process.stderr.write(`acp-kit: ${startFailure}\n`);
