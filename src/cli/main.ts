@@ -49,11 +49,11 @@ const RUN_EXAMPLES = `
 Examples:
   acp-kit run claude                       a named agent (see \`acp-kit agents\`)
   acp-kit run -- node my-agent.js --flag   any command that speaks ACP on stdio
-  acp-kit run --allow-reads gemini         answer read-only permission requests yourself
+  acp-kit run --allow-reads gemini         reads are allowed; you answer the other requests
   acp-kit run --policy rules.txt codex     rules like "allow edit src/**", "deny execute *"
 
 Keys: Enter sends, Tab completes a slash command, Ctrl-C cancels the turn (twice: exit),
-Ctrl-T shows or hides thoughts. Slash commands: /help, /mode, /model, /config, /sessions,
+Ctrl-T shows or hides thoughts. Slash commands: /help, /mode, /model, /config, /new, /sessions,
 /restart, /quit, and the agent's own commands.`;
 
 /** Builds the program (exported for tests). */

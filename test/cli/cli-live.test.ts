@@ -189,6 +189,27 @@ describe("acp-kit run (live view)", () => {
     expect(json.checks.every((check) => check.status === "pass")).toBe(true);
   });
 
+  it("starts a new session with /new, lists them and loads one back with /sessions", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("please stream");
+    t.keys("Enter");
+    await t.waitFor("one two three four five");
+    t.type("/new");
+    t.keys("Enter");
+    await t.waitFor("New session session-2.");
+    t.type("/sessions");
+    t.keys("Enter");
+    await t.waitFor(/ {2}session-1\n\* session-2/);
+    t.type("/sessions session-1");
+    t.keys("Enter");
+    // The agent replays the session's history, and it is shown again.
+    const screen = await t.waitFor(
+      /Loaded session session-1\.\s+› please stream\s+one two three four five/,
+    );
+    expect(screen).toContain("Switching to session session-1…");
+  });
+
   it("switches modes with /mode", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("mode: Ask");
@@ -205,6 +226,8 @@ describe("acp-kit demo (live view)", () => {
     const dir = /working in (\S+)/.exec(intro)?.[1] ?? "";
     await t.waitFor("Permission requested", 30_000);
     expect(existsSync(join(dir, "acp-kit-demo.md"))).toBe(false);
+    // The proposed edit is a diff in colour: added lines green.
+    expect(t.screen(true)).toContain("\u001b[32m+# acp-kit demo");
     t.keys("Enter");
     await t.waitFor("acp-kit-demo.md is written", 30_000);
     await t.waitFor(/✓ run .*node --version/, 30_000);

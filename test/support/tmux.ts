@@ -62,11 +62,13 @@ export class TmuxSession {
     execFileSync("tmux", ["send-keys", "-t", this.name, "-l", text]);
   }
 
-  /** The visible screen (and the scrollback), as text. */
-  screen(): string {
-    return execFileSync("tmux", ["capture-pane", "-p", "-J", "-S", "-2000", "-t", this.name], {
-      encoding: "utf8",
-    });
+  /**
+   * The visible screen (and the scrollback), as text; with `escapes`, with the colour and
+   * style sequences the program used.
+   */
+  screen(escapes = false): string {
+    const args = ["capture-pane", "-p", "-J", ...(escapes ? ["-e"] : []), "-S", "-2000"];
+    return execFileSync("tmux", [...args, "-t", this.name], { encoding: "utf8" });
   }
 
   /** Waits until the screen matches; throws with the screen when it does not in time. */

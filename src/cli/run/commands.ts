@@ -100,14 +100,22 @@ async function sessionsCommand(
       sessions.length === 0
         ? "No sessions."
         : sessions
-            .map(
-              (s) =>
-                `${s.sessionId === controller.sessionId ? "*" : " "} ${s.sessionId}  ${s.title ?? ""}  ${s.updatedAt ?? ""}`,
+            .map((s) =>
+              [
+                `${s.sessionId === controller.sessionId ? "*" : " "} ${s.sessionId}`,
+                s.title,
+                s.updatedAt,
+              ]
+                .filter((part) => part != null && part !== "")
+                .join("  "),
             )
             .join("\n") + "\nSwitch with /sessions <id>.",
     );
     return;
   }
+  ui.notify("info", `Switching to session ${args}…`);
+  // A loaded session's history is replayed by the agent: show it again from the start.
+  if (controller.info?.agentCapabilities?.loadSession === true) ui.replay(args);
   const how = await controller.switchSession(args);
   ui.notify("info", `${how === "loaded" ? "Loaded" : "Resumed"} session ${args}.`);
 }
@@ -152,6 +160,10 @@ export async function runClientCommand(
         return;
       case "sessions":
         await sessionsCommand(args, controller, ui);
+        return;
+      case "new":
+        await controller.openSession();
+        ui.notify("info", `New session ${controller.sessionId ?? ""}.`);
         return;
       case "restart":
         ui.notify("info", "Restarting the agent…");

@@ -38,6 +38,7 @@ export const CLIENT_COMMANDS: readonly SlashCommand[] = [
     hint: "[option value]",
     source: "client",
   },
+  { name: "new", description: "start a new session with the same agent", source: "client" },
   {
     name: "sessions",
     description: "list sessions, or load/resume one",

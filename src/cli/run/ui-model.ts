@@ -42,6 +42,8 @@ export class UiModel {
   transcript: TranscriptEntry[] = [];
   /** How many thread items of each session are in the transcript. */
   private readonly settled = new Map<string, number>();
+  /** Bumped by each replay, so that a replayed item gets a new key. */
+  private readonly generations = new Map<string, number>();
   /** The recent output of each terminal, by terminal id. */
   readonly terminals = new Map<string, string>();
   /** Whether thoughts are shown in full (Ctrl-T). */
@@ -107,15 +109,25 @@ export class UiModel {
   ): void {
     const from = this.settledCount(sessionId);
     if (from >= thread.length) return;
+    const prefix = `${sessionId}#${this.generations.get(sessionId) ?? 0}`;
     const added: TranscriptEntry[] = thread
       .slice(from)
-      .map((item, i) => ({ key: `${sessionId}:${from + i}`, kind: "item" as const, item }));
+      .map((item, i) => ({ key: `${prefix}:${from + i}`, kind: "item" as const, item }));
     if (plan !== null && plan.length > 0) {
-      added.push({ key: `${sessionId}:plan:${thread.length}`, kind: "plan", entries: plan });
+      added.push({ key: `${prefix}:plan:${thread.length}`, kind: "plan", entries: plan });
     }
     this.transcript = [...this.transcript, ...added];
     this.settled.set(sessionId, thread.length);
     this.changed();
+  }
+
+  /**
+   * Prints a session's thread again from its start at the next {@link UiModel.settle}:
+   * for a session being loaded, whose history the agent replays.
+   */
+  replay(sessionId: string): void {
+    this.settled.set(sessionId, 0);
+    this.generations.set(sessionId, (this.generations.get(sessionId) ?? 0) + 1);
   }
 
   /** Records terminal output. */
