@@ -73,7 +73,6 @@ export function buildProgram(): Command {
       .argument("[agent...]", "an agent name, or its command after --")
       .option("--cwd <dir>", "the session's working directory", process.cwd())
       .option("--plain", "print a plain transcript instead of the live view")
-      .passThroughOptions()
       .addHelpText("after", RUN_EXAMPLES),
   ).action(async (words: string[], opts: PolicyFlags & { cwd: string; plain?: boolean }) => {
     try {
@@ -131,7 +130,6 @@ directory).`,
       .option("--json", "one JSON event per line: updates, requests and answers, the stop reason")
       .option("--cwd <dir>", "the session's working directory", process.cwd())
       .option("--verbose", "copy the agent's stderr to stderr")
-      .passThroughOptions()
       .addHelpText(
         "after",
         `
@@ -173,7 +171,6 @@ ${EXIT_CODE_HELP}`,
     .description("a transparent proxy that records every message between an editor and an agent")
     .argument("[command...]", "the agent's command, after --")
     .option("--out <file>", "where to write the trace (ndjson)")
-    .passThroughOptions()
     .addHelpText(
       "after",
       `
@@ -213,7 +210,6 @@ Then read it:
     .argument("[agent...]", "an agent name, or its command after --")
     .option("--json", "print the report as JSON")
     .option("--cwd <dir>", "the working directory for the agent's sessions")
-    .passThroughOptions()
     .addHelpText(
       "after",
       `

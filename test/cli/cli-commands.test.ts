@@ -143,6 +143,13 @@ describe("acp-kit prompt", () => {
     expect(result.stdout.trim()).toBe("REJECTED");
   });
 
+  it("takes policy flags before or after the prompt text", () => {
+    const after = run(["prompt", "permission please", "--yes", ...agentArgs("cli-scenario.json")]);
+    expect(after.stdout.trim()).toBe("ALLOWED");
+    const before = run(["prompt", "--yes", "permission please", ...agentArgs("cli-scenario.json")]);
+    expect(before.stdout.trim()).toBe("ALLOWED");
+  });
+
   it("has distinct exit codes: refusal 10, auth required 20, crash 30, agent missing 3", () => {
     const refusal = run(["prompt", "refuse", ...agentArgs("cli-scenario.json")]);
     expect(refusal.code).toBe(10);
