@@ -22,6 +22,35 @@ describe("the root entry", () => {
   });
 });
 
+describe("the CLI's libraries", () => {
+  const CLI_ONLY = ["ink", "ink-spinner", "react", "commander", "marked", "diff", "string-width"];
+
+  for (const entry of ["index", "node/index", "testing/index"]) {
+    it(`are not reachable from src/${entry}.ts`, async () => {
+      const result = await build({
+        entryPoints: [new URL(`../../src/${entry}.ts`, import.meta.url).pathname],
+        bundle: true,
+        platform: "node",
+        format: "esm",
+        packages: "external",
+        write: false,
+        logLevel: "silent",
+        metafile: true,
+      });
+      const inputs = Object.keys(result.metafile.inputs);
+      expect(inputs.filter((i) => i.startsWith("src/cli/"))).toEqual([]);
+      const external = Object.values(result.metafile.outputs).flatMap((o) =>
+        o.imports.filter((i) => i.external).map((i) => i.path),
+      );
+      // The detection works: the Node toolkit's own dependency shows up.
+      if (entry === "node/index") expect(external).toContain("picomatch/posix.js");
+      for (const name of CLI_ONLY) {
+        expect(external.filter((path) => path === name || path.startsWith(`${name}/`))).toEqual([]);
+      }
+    });
+  }
+});
+
 describe("VERSION", () => {
   it("equals the version in package.json", async () => {
     const { VERSION } = await import("../../src/version.js");
