@@ -39,6 +39,20 @@ function fail(error: unknown): never {
   process.exit(ExitCodes.FAILURE);
 }
 
+/**
+ * Makes a closed stdout (`acp-kit prompt --json ... | head`) end the program quietly, as
+ * command-line tools do, instead of crashing on `EPIPE`. Exiting runs the exit hook that
+ * ends the agent's process group. Errors on stderr are ignored: there is nowhere left to
+ * report them. Not for `trace`, which keeps proxying and recording on its own terms.
+ */
+function exitOnBrokenPipe(): void {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? ExitCodes.OK);
+    throw error;
+  });
+  process.stderr.on("error", () => undefined);
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -64,7 +78,10 @@ export function buildProgram(): Command {
     )
     .version(VERSION, "-v, --version")
     .showHelpAfterError("(run with --help for usage)")
-    .enablePositionalOptions();
+    .enablePositionalOptions()
+    .hook("preAction", (_program, action) => {
+      if (action.name() !== "trace") exitOnBrokenPipe();
+    });
 
   withPolicyOptions(
     program

@@ -104,8 +104,22 @@ export function describeFailure(error: unknown): { exitCode: number; message: st
 /** Runs the command; resolves with the exit code. */
 export async function runPromptCommand(options: PromptCommandOptions): Promise<number> {
   const { out, err, json } = options;
-  const emit = (event: PromptEvent): void => {
+  const write = (event: PromptEvent): void => {
     if (json) out.write(JSON.stringify(event) + "\n");
+  };
+  // Agents may send updates before they answer session/new. Those are held until the
+  // `initialize` and `session` events are out, so that every run starts the same way.
+  let held: PromptEvent[] | undefined = [];
+  const emit = (event: PromptEvent): void => {
+    const traffic =
+      event.type === "update" || event.type === "request" || event.type === "response";
+    if (held !== undefined && traffic) held.push(event);
+    else write(event);
+  };
+  const release = (): void => {
+    const events = held ?? [];
+    held = undefined;
+    for (const event of events) write(event);
   };
   const seen = { text: false };
   const controller = new AgentController({
@@ -147,11 +161,13 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     if (controller.phase === "auth-required") {
       const methods = controller.authMethods.map((m) => `${m.id} (${m.name})`).join(", ");
       const message = `The agent requires authentication first${methods === "" ? "" : `: ${methods}`}. Log in with \`acp-kit run\`, then try again.`;
+      release();
       emit({ type: "error", exitCode: ExitCodes.AUTH_REQUIRED, message });
       if (!json) err.write(`${message}\n`);
       return ExitCodes.AUTH_REQUIRED;
     }
     emit({ type: "session", sessionId: controller.sessionId ?? "" });
+    release();
     const { stopReason } = await controller.prompt([{ type: "text", text: options.text }]);
     emit({ type: "stop", stopReason });
     if (!json && seen.text) out.write("\n");
@@ -160,6 +176,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     return code;
   } catch (error) {
     const { exitCode, message } = describeFailure(error);
+    release();
     emit({ type: "error", exitCode, message });
     if (!json) err.write(`${seen.text ? "\n" : ""}acp-kit: ${message}\n`);
     return exitCode;

@@ -143,6 +143,22 @@ describe("acp-kit prompt", () => {
     expect(result.stdout.trim()).toBe("REJECTED");
   });
 
+  it("ends quietly when its stdout is closed early (| head)", async () => {
+    const child = spawn(
+      process.execPath,
+      [cli, "prompt", "--json", "--yes", "permission please", ...agentArgs("cli-scenario.json")],
+      { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    // Read the first line, then go away, as `head -1` does.
+    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+  });
+
   it("takes policy flags before or after the prompt text", () => {
     const after = run(["prompt", "permission please", "--yes", ...agentArgs("cli-scenario.json")]);
     expect(after.stdout.trim()).toBe("ALLOWED");
