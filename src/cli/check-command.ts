@@ -10,16 +10,18 @@ import { runClientProbe } from "../testing/probe-agent.js";
 import { formatReport } from "../testing/report-format.js";
 import type { CheckResult } from "../testing/report.js";
 import { ExitCodes } from "./exit-codes.js";
+import { renderLine, seg, type Segment } from "./trace/styled-line.js";
 import type { AgentTarget } from "./target.js";
 
-const MARKS: Readonly<Record<string, string>> = { pass: "✓", fail: "✗", skip: "-" };
+const MARKS: Readonly<Record<CheckResult["status"], Segment>> = {
+  pass: seg("✓", "green"),
+  fail: seg("✗", "red"),
+  skip: seg("-", "dim"),
+};
 
 function progress(result: CheckResult, color: boolean): string {
-  const mark = MARKS[result.status] ?? "?";
-  const painted = color
-    ? `${result.status === "pass" ? "\u001b[32m" : result.status === "fail" ? "\u001b[31m" : "\u001b[2m"}${mark}\u001b[0m`
-    : mark;
-  return `${painted} ${result.title}${result.status === "pass" ? "" : `: ${result.reason ?? result.status}`}\n`;
+  const mark = renderLine([MARKS[result.status]], color, 0);
+  return `${mark} ${result.title}${result.status === "pass" ? "" : `: ${result.reason ?? result.status}`}\n`;
 }
 
 /** Runs the agent checks; resolves with the exit code (0 when nothing failed). */

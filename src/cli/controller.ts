@@ -44,6 +44,16 @@ export interface ControllerOptions {
   readonly initializeTimeoutMs?: number;
 }
 
+/** How the agent process ended, or why it could not be started. */
+export interface AgentEnd {
+  /** The process's exit code or signal; absent when it never ran (or could not start). */
+  readonly status?: AgentExit;
+  /** The last lines the agent wrote to stderr. */
+  readonly stderr: readonly string[];
+  /** Why starting it failed (spawning, `initialize`, `session/new`), when that is how it ended. */
+  readonly error?: string;
+}
+
 /** Where the controller is. */
 export type ControllerPhase =
   "starting" | "ready" | "prompting" | "auth-required" | "exited" | "closed";
@@ -88,13 +98,18 @@ export class AgentController {
   sessionId: string | undefined;
   /** Authentication methods, while `phase` is `auth-required`. */
   authMethods: readonly schema.AuthMethod[] = [];
-  /** How the agent ended, once `phase` is `exited`. */
-  exit: { status: AgentExit; stderr: readonly string[] } | undefined;
+  /** How the agent ended (or why it could not start), once `phase` is `exited`. */
+  exit: AgentEnd | undefined;
   private phaseValue: ControllerPhase = "starting";
   private readonly listeners = new Set<() => void>();
+  private versionValue = 0;
+  /** The start or restart under way, which a second call joins. */
+  private launching: Promise<void> | undefined;
 
   /** @param options - See {@link ControllerOptions}. */
-  constructor(private readonly options: ControllerOptions) {}
+  constructor(private readonly options: ControllerOptions) {
+    this.sessions.subscribe(() => this.emit());
+  }
 
   /** Where the controller is. */
   get phase(): ControllerPhase {
@@ -106,15 +121,51 @@ export class AgentController {
     return this.sessionId === undefined ? undefined : this.sessions.get(this.sessionId);
   }
 
-  /** Calls `listener` on every change of phase or session; returns an unsubscribe. */
-  onChange(listener: () => void): () => void {
+  /**
+   * Calls `listener` on every change of phase, session or session state; returns an
+   * unsubscribe. (A bound function: it can be handed to `useSyncExternalStore`.)
+   */
+  onChange = (listener: () => void): (() => void) => {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  };
+
+  /** A number that changes on every change {@link AgentController.onChange} reports. */
+  snapshot = (): number => this.versionValue;
+
+  /**
+   * Starts the agent, initializes, and opens a session (or stops at `auth-required`).
+   * When that fails, the phase is `exited` with the reason in {@link AgentController.exit}
+   * (so that a view can offer a restart), and the error is rethrown. A call while a start
+   * is under way joins it.
+   */
+  start(): Promise<void> {
+    this.launching ??= this.launch().finally(() => {
+      this.launching = undefined;
+    });
+    return this.launching;
   }
 
-  /** Starts the agent, initializes, and opens a session (or stops at `auth-required`). */
-  async start(): Promise<void> {
+  private async launch(): Promise<void> {
     this.setPhase("starting");
+    try {
+      await this.spawnAndOpen();
+    } catch (error) {
+      const agent = this.agent;
+      this.agent = undefined;
+      await agent?.close();
+      if (this.phaseValue !== "closed") {
+        this.exit = {
+          stderr: agent === undefined ? [] : [...agent.stderr],
+          error: error instanceof Error ? error.message : String(error),
+        };
+        this.setPhase("exited");
+      }
+      throw error;
+    }
+  }
+
+  private async spawnAndOpen(): Promise<void> {
     this.toolkit = new ClientToolkit({
       sessions: this.sessions,
       permissions: {
@@ -274,15 +325,25 @@ export class AgentController {
     throw new Error("This agent can neither load nor resume sessions.");
   }
 
-  /** Ends the current agent process (if any) and starts a new one. */
-  async restart(): Promise<void> {
+  /**
+   * Ends the current agent process (if any) and starts a new one. The phase is `starting`
+   * from the call on; a call while a start or restart is under way joins it.
+   */
+  restart(): Promise<void> {
+    if (this.launching !== undefined) return this.launching;
     const old = this.agent;
     this.agent = undefined;
     this.sessionId = undefined;
     this.exit = undefined;
-    if (old !== undefined) await old.close();
-    await this.toolkit.dispose();
-    await this.start();
+    this.setPhase("starting");
+    this.launching = (async () => {
+      await old?.close();
+      await this.toolkit.dispose();
+      await this.launch();
+    })().finally(() => {
+      this.launching = undefined;
+    });
+    return this.launching;
   }
 
   /** Closes the connection, ends the agent's process group and kills its terminals. */
@@ -310,6 +371,7 @@ export class AgentController {
   }
 
   private emit(): void {
+    this.versionValue++;
     for (const listener of this.listeners) listener();
   }
 }

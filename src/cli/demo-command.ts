@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,12 +15,17 @@ import type { AgentTarget } from "./target.js";
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
-  /** Print a plain transcript (stdout is not a terminal). */
+  /** Print a plain transcript (stdout is not a terminal, or `--plain`). */
   readonly plain: boolean;
   /** No pauses between the demo's steps. */
   readonly fast: boolean;
+  /** Keep the temporary directory when the demo ends (it is removed by default). */
+  readonly keep: boolean;
   readonly color: boolean;
-  /** Permission flags; in plain mode requests are granted (inside the temp directory). */
+  /**
+   * Permission flags. Without any, the plain transcript grants every request (inside the
+   * temporary directory) and the live view asks.
+   */
   readonly flags: PolicyFlags;
 }
 
@@ -53,22 +58,30 @@ export function demoAgentTarget(fast: boolean): AgentTarget {
 export async function runDemo(options: DemoOptions): Promise<number> {
   const cwd = mkdtempSync(join(tmpdir(), "acp-kit-demo-"));
   writeFileSync(join(cwd, "README.md"), DEMO_README);
+  const { yes, allowReads, denyAll, policy } = options.flags;
+  const flagged = [yes, allowReads, denyAll, policy].some((flag) => flag !== undefined);
+  const grantAll = options.plain && !flagged;
   const banner = [
     `acp-kit demo: a scripted agent working in ${cwd}`,
     options.plain
-      ? "(plain transcript: stdout is not a terminal; permission requests are granted inside that directory)"
+      ? `(plain transcript${grantAll ? "; permission requests are granted inside that directory" : ""})`
       : "Type anything for the tour, /explain, /mode code, /help. Ctrl-C cancels a turn; twice exits.",
   ].join("\n");
-  return runInteractive({
-    target: demoAgentTarget(options.fast),
-    cwd,
-    policies: options.plain ? [allowAll()] : policiesFromFlags(options.flags),
-    plain: options.plain,
-    color: options.color,
-    banner,
-    initialPrompt: "Give me the tour, please.",
-    ...(options.plain
-      ? { scriptedPrompts: ["Give me the tour, please.", "/explain README.md"] }
-      : {}),
-  });
+  try {
+    return await runInteractive({
+      target: demoAgentTarget(options.fast),
+      cwd,
+      policies: grantAll ? [allowAll()] : policiesFromFlags(options.flags),
+      plain: options.plain,
+      color: options.color,
+      banner,
+      initialPrompt: "Give me the tour, please.",
+      ...(options.plain
+        ? { scriptedPrompts: ["Give me the tour, please.", "/explain README.md"] }
+        : {}),
+    });
+  } finally {
+    if (options.keep) process.stdout.write(`The demo's files are kept in ${cwd}\n`);
+    else rmSync(cwd, { recursive: true, force: true });
+  }
 }

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { ConnectionError, RequestError } from "../jsonrpc/errors.js";
+import { AgentExitError, AgentStartupError } from "../node/spawn-errors.js";
 import type { StopReason } from "../schema/types.gen.js";
 
 /** Every exit code the CLI uses. */
@@ -51,6 +53,33 @@ export function exitCodeForStopReason(stopReason: StopReason): number {
   }
 }
 
+/** How a failure maps to an exit code and a message. */
+export function describeFailure(error: unknown): { exitCode: number; message: string } {
+  if (error instanceof AgentStartupError)
+    return { exitCode: ExitCodes.AGENT_START, message: error.message };
+  if (error instanceof ConnectionError) {
+    if (error.cause instanceof AgentExitError || error.code === "connection_closed") {
+      return { exitCode: ExitCodes.AGENT_CRASHED, message: error.message };
+    }
+    if (error.code === "invalid_response") {
+      const issues = (error.issues ?? []).map((i) => `${i.path || "/"}: ${i.message}`).join("; ");
+      return { exitCode: ExitCodes.PROTOCOL_ERROR, message: `${error.message}: ${issues}` };
+    }
+    return { exitCode: ExitCodes.FAILURE, message: error.message };
+  }
+  if (error instanceof RequestError) {
+    if (error.code === -32000) return { exitCode: ExitCodes.AUTH_REQUIRED, message: error.message };
+    return {
+      exitCode: ExitCodes.PROTOCOL_ERROR,
+      message: `The agent answered an error: ${error.message} (${error.code})`,
+    };
+  }
+  return {
+    exitCode: ExitCodes.FAILURE,
+    message: error instanceof Error ? error.message : String(error),
+  };
+}
+
 /** The exit-code table as help text. */
 export const EXIT_CODE_HELP = `Exit codes:
   0   the turn ended normally (end_turn)
@@ -63,4 +92,5 @@ export const EXIT_CODE_HELP = `Exit codes:
   13  cancelled
   20  the agent requires authentication
   30  the agent exited or crashed
-  40  the agent broke the protocol`;
+  40  the agent broke the protocol
+  129 ended by SIGHUP, 143 by SIGTERM (the agent and its terminals are ended first)`;

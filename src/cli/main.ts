@@ -4,7 +4,9 @@
  *
  * @module
  */
-import { Command, Option } from "commander";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "../version.js";
 import { listAgents, agentsConfigPath, AgentsConfigError } from "./agents.js";
 import { useColor } from "./color.js";
@@ -20,6 +22,15 @@ import { resolveTarget, UsageError } from "./target.js";
 function agentTarget(words: readonly string[]): ReturnType<typeof resolveTarget> {
   if (words[0] === "--") return resolveTarget(words.slice(1), true);
   return resolveTarget(words, process.argv.includes("--"));
+}
+
+/** `--cwd`: made absolute (the protocol wants absolute paths), and it must be a directory. */
+function directory(value: string): string {
+  const path = resolve(value);
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) throw new InvalidArgumentError(`${path} does not exist.`);
+  if (!stats.isDirectory()) throw new InvalidArgumentError(`${path} is not a directory.`);
+  return path;
 }
 
 function withPolicyOptions(command: Command): Command {
@@ -79,6 +90,9 @@ export function buildProgram(): Command {
     .version(VERSION, "-v, --version")
     .showHelpAfterError("(run with --help for usage)")
     .enablePositionalOptions()
+    // Commander's own errors (an unknown option, a bad --cwd) are usage errors: exit 2.
+    // Set before the commands are added, which inherit it.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCodes.USAGE))
     .hook("preAction", (_program, action) => {
       if (action.name() !== "trace") exitOnBrokenPipe();
     });
@@ -88,7 +102,7 @@ export function buildProgram(): Command {
       .command("run")
       .description("an interactive session with an ACP agent")
       .argument("[agent...]", "an agent name, or its command after --")
-      .option("--cwd <dir>", "the session's working directory", process.cwd())
+      .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
       .option("--plain", "print a plain transcript instead of the live view")
       .addHelpText("after", RUN_EXAMPLES),
   ).action(async (words: string[], opts: PolicyFlags & { cwd: string; plain?: boolean }) => {
@@ -115,21 +129,24 @@ export function buildProgram(): Command {
       )
       .option("--plain", "print a plain transcript instead of the live view")
       .option("--fast", "no pauses between the demo's steps")
+      .option("--keep", "keep the temporary directory when the demo ends")
       .addHelpText(
         "after",
         `
 The demo agent shows a plan, reads a file, proposes an edit as a diff and applies it only
 with your permission, runs a harmless command in a terminal, and has a /explain command
-and two modes. It only touches files in its temporary directory. When stdout is not a
-terminal, it prints a plain transcript (and permission requests are granted, inside that
+and two modes. It only touches files in its temporary directory, which is removed when the
+demo ends (unless --keep). When stdout is not a terminal, it prints a plain transcript
+(and, unless a permission flag says otherwise, grants permission requests inside that
 directory).`,
       ),
-  ).action(async (opts: PolicyFlags & { plain?: boolean; fast?: boolean }) => {
+  ).action(async (opts: PolicyFlags & { plain?: boolean; fast?: boolean; keep?: boolean }) => {
     try {
       const { runDemo } = await import("./demo-command.js");
       process.exitCode = await runDemo({
         plain: opts.plain === true || !process.stdout.isTTY || !process.stdin.isTTY,
         fast: opts.fast === true,
+        keep: opts.keep === true,
         flags: opts,
         color: useColor(process.stdout),
       });
@@ -145,7 +162,7 @@ directory).`,
       .argument("<text>", "the prompt; - reads it from stdin")
       .argument("[agent...]", "an agent name, or its command after --")
       .option("--json", "one JSON event per line: updates, requests and answers, the stop reason")
-      .option("--cwd <dir>", "the session's working directory", process.cwd())
+      .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
       .option("--verbose", "copy the agent's stderr to stderr")
       .addHelpText(
         "after",
@@ -226,7 +243,7 @@ Then read it:
     .description("run the conformance checks against an agent")
     .argument("[agent...]", "an agent name, or its command after --")
     .option("--json", "print the report as JSON")
-    .option("--cwd <dir>", "the working directory for the agent's sessions")
+    .option("--cwd <dir>", "the working directory for the agent's sessions", directory)
     .addHelpText(
       "after",
       `
@@ -240,9 +257,10 @@ Exit code 0 when every check passed (or was skipped), ${ExitCodes.CHECK_FAILED} 
       try {
         const target = agentTarget(words);
         const { runCheckCommand } = await import("./check-command.js");
+        // The progress lines go to stderr: colour them by what stderr is.
         process.exitCode = await runCheckCommand(target, {
           ...opts,
-          color: useColor(process.stdout),
+          color: useColor(process.stderr),
         });
       } catch (error) {
         fail(error);

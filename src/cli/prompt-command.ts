@@ -5,12 +5,14 @@
  *
  * @module
  */
-import { ConnectionError, RequestError } from "../jsonrpc/errors.js";
-import type { Client } from "../peer/client.js";
+import { RequestError } from "../jsonrpc/errors.js";
+import { CLIENT_HANDLER_NAMES, type Client } from "../peer/client.js";
+import { METHOD_SPECS } from "../schema/methods.gen.js";
+import { wrapClient } from "../session/wrap-client.js";
 import type * as schema from "../schema/types.gen.js";
-import { AgentExitError, AgentStartupError } from "../node/spawn-errors.js";
 import { AgentController } from "./controller.js";
-import { ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
+import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
+import { endOnSignals } from "./signals.js";
 import type { AgentTarget } from "./target.js";
 import type { PermissionPolicy } from "../node/permission-policy.js";
 
@@ -38,27 +40,26 @@ export type PromptEvent =
   | { type: "stop"; stopReason: string }
   | { type: "error"; exitCode: number; message: string };
 
-const CLIENT_REQUESTS: Readonly<Record<string, string>> = {
-  requestPermission: "session/request_permission",
-  readTextFile: "fs/read_text_file",
-  writeTextFile: "fs/write_text_file",
-  createTerminal: "terminal/create",
-  terminalOutput: "terminal/output",
-  waitForTerminalExit: "terminal/wait_for_exit",
-  killTerminal: "terminal/kill",
-  releaseTerminal: "terminal/release",
-};
+/** Each request the agent can send the client, with the name of its {@link Client} method. */
+const CLIENT_REQUESTS: readonly (readonly [method: string, handler: string])[] =
+  METHOD_SPECS.filter((spec) => spec.handledBy === "client" && spec.kind === "request").flatMap(
+    (spec) => {
+      const handler = (CLIENT_HANDLER_NAMES as Readonly<Record<string, string>>)[spec.method];
+      return handler === undefined ? [] : [[spec.method, handler] as const];
+    },
+  );
 
 /** Wraps a client so that each request and its answer becomes an event. */
 function tapRequests(client: Client, emit: (event: PromptEvent) => void): Client {
   const tapped: Record<string, unknown> = { ...client };
-  for (const [name, method] of Object.entries(CLIENT_REQUESTS)) {
+  for (const [method, name] of CLIENT_REQUESTS) {
     const original = (client as unknown as Record<string, unknown>)[name];
     if (typeof original !== "function") continue;
     tapped[name] = async (params: unknown, context: unknown) => {
       emit({ type: "request", method, params });
       try {
-        const result: unknown = await (original as (p: unknown, c: unknown) => unknown)(
+        const result: unknown = await (original as (p: unknown, c: unknown) => unknown).call(
+          client,
           params,
           context,
         );
@@ -72,33 +73,6 @@ function tapRequests(client: Client, emit: (event: PromptEvent) => void): Client
     };
   }
   return tapped as unknown as Client;
-}
-
-/** How a failure maps to an exit code and a message. */
-export function describeFailure(error: unknown): { exitCode: number; message: string } {
-  if (error instanceof AgentStartupError)
-    return { exitCode: ExitCodes.AGENT_START, message: error.message };
-  if (error instanceof ConnectionError) {
-    if (error.cause instanceof AgentExitError || error.code === "connection_closed") {
-      return { exitCode: ExitCodes.AGENT_CRASHED, message: error.message };
-    }
-    if (error.code === "invalid_response") {
-      const issues = (error.issues ?? []).map((i) => `${i.path || "/"}: ${i.message}`).join("; ");
-      return { exitCode: ExitCodes.PROTOCOL_ERROR, message: `${error.message}: ${issues}` };
-    }
-    return { exitCode: ExitCodes.FAILURE, message: error.message };
-  }
-  if (error instanceof RequestError) {
-    if (error.code === -32000) return { exitCode: ExitCodes.AUTH_REQUIRED, message: error.message };
-    return {
-      exitCode: ExitCodes.PROTOCOL_ERROR,
-      message: `The agent answered an error: ${error.message} (${error.code})`,
-    };
-  }
-  return {
-    exitCode: ExitCodes.FAILURE,
-    message: error instanceof Error ? error.message : String(error),
-  };
 }
 
 /** Runs the command; resolves with the exit code. */
@@ -126,31 +100,21 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
-    wrapClient: (client) => {
-      const tapped = tapRequests(client, emit);
-      const sessionUpdate = tapped.sessionUpdate.bind(tapped);
-      tapped.sessionUpdate = async (params) => {
-        emit({ type: "update", sessionId: params.sessionId, update: params.update });
-        const u = params.update;
-        if (!json && u.sessionUpdate === "agent_message_chunk" && u.content.type === "text") {
-          out.write(u.content.text);
-          seen.text = u.content.text !== "" || seen.text;
+    wrapClient: (client) =>
+      wrapClient(tapRequests(client, emit), ({ sessionId, update }) => {
+        emit({ type: "update", sessionId, update });
+        if (!json && update.sessionUpdate === "agent_message_chunk") {
+          if (update.content.type === "text" && update.content.text !== "") {
+            out.write(update.content.text);
+            seen.text = true;
+          }
         }
-        await sessionUpdate(params);
-      };
-      return tapped;
-    },
+      }),
     ...(options.verbose === true
       ? { onStderr: (line: string) => err.write(`[agent] ${line}\n`) }
       : {}),
   });
-  let interrupted = 0;
-  const onSigint = (): void => {
-    interrupted++;
-    if (interrupted === 1) void controller.cancel();
-    else void controller.close().finally(() => process.exit(ExitCodes.CANCELLED));
-  };
-  process.on("SIGINT", onSigint);
+  const offSignals = endOnSignals(controller, { cancelTurns: true });
   try {
     await controller.start();
     emit({
@@ -181,7 +145,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     if (!json) err.write(`${seen.text ? "\n" : ""}acp-kit: ${message}\n`);
     return exitCode;
   } finally {
-    process.off("SIGINT", onSigint);
+    offSignals();
     await controller.close();
   }
 }

@@ -10,6 +10,7 @@
  * @module
  */
 import { readFileSync, readdirSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** True where agents get their own process group (everywhere but Windows). */
 export const USES_PROCESS_GROUPS = process.platform !== "win32";
@@ -118,4 +119,63 @@ export function trackGroup(pgid: number): void {
 export function untrackGroup(pgid: number): void {
   if (!liveGroups.delete(pgid)) return;
   if (liveGroups.size === 0) process.removeListener("exit", killLiveGroups);
+}
+
+/** A process group to end with {@link endProcessGroup}, seen through its leader. */
+export interface GroupLeader {
+  /** The leader's process id, which is also the group's id. */
+  readonly pid: number;
+  /** Resolves when the leader has exited. */
+  readonly exited: Promise<unknown>;
+  /** True once the leader has exited. */
+  hasExited(): boolean;
+  /** Signals the leader alone (where there are no groups, or its group is gone). */
+  killLeader(signal: NodeJS.Signals): void;
+}
+
+/** How often {@link endProcessGroup} looks whether the group is gone. */
+const GROUP_POLL_MS = 25;
+
+/**
+ * Sends `signal` to the whole group, or to the leader alone when there is no group to
+ * signal (Windows, or the group is already gone) and the leader still runs.
+ * @internal
+ */
+export function signalGroupOf(leader: GroupLeader, signal: NodeJS.Signals): void {
+  const sent = USES_PROCESS_GROUPS && signalGroup(leader.pid, signal);
+  if (!sent && !leader.hasExited()) leader.killLeader(signal);
+}
+
+/**
+ * True while the leader or anything else in its group runs.
+ * @internal
+ */
+export function groupRunning(leader: GroupLeader): boolean {
+  return !leader.hasExited() || (USES_PROCESS_GROUPS && groupAlive(leader.pid));
+}
+
+/**
+ * Ends a process group: `signal` (SIGTERM by default) to all of it, SIGKILL to whatever
+ * is left after `graceMs`; resolves once the leader has exited and nothing of the group
+ * runs, and forgets the group in the exit hook. `send` sends each of the two signals
+ * (default {@link signalGroupOf}), for callers that watch them.
+ * @internal
+ */
+export async function endProcessGroup(
+  leader: GroupLeader,
+  options: {
+    readonly graceMs: number;
+    readonly signal?: NodeJS.Signals;
+    readonly send?: (signal: NodeJS.Signals) => void;
+  },
+): Promise<void> {
+  const send = options.send ?? ((signal: NodeJS.Signals) => signalGroupOf(leader, signal));
+  const deadline = Date.now() + options.graceMs;
+  send(options.signal ?? "SIGTERM");
+  while (groupRunning(leader) && Date.now() < deadline) {
+    await sleep(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())));
+  }
+  if (groupRunning(leader)) send("SIGKILL");
+  await leader.exited;
+  untrackGroup(leader.pid);
 }

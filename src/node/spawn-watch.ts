@@ -11,7 +11,8 @@
  */
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { USES_PROCESS_GROUPS, groupAlive, signalGroup, untrackGroup } from "./process-group.js";
+import { endProcessGroup } from "./process-group.js";
+import { settlesWithin } from "./settles-within.js";
 import type { AgentExit } from "./spawn-errors.js";
 import type { SpawnSettings } from "./spawn-options.js";
 import { stdinWritable, stdoutReadable } from "./spawn-streams.js";
@@ -23,21 +24,6 @@ const EXIT_WAIT_MS = 2000;
 const STDERR_WAIT_MS = 2000;
 /** How long an exit waits for a busy connection to read what came before it. */
 const BACKLOG_WAIT_MS = 30_000;
-/** How often a terminating group is checked for survivors. */
-const POLL_MS = 25;
-
-/** Resolves with the promise's value, or `undefined` after `ms` (clearing its timer). */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<undefined>(
-    (resolve) => (timer = setTimeout(() => resolve(undefined), ms)),
-  );
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 /** What the watch does to the connection. */
 export interface WatchedConnection {
@@ -125,7 +111,7 @@ export class AgentProcessWatch {
     stdout.once("end", markEnded);
     stdout.once("close", markEnded);
     return stdoutReadable(stdout, async () => {
-      if ((await within(this.exited, EXIT_WAIT_MS)) === undefined) return false;
+      if (!(await settlesWithin(this.exited, EXIT_WAIT_MS))) return false;
       await this.closeWithExit();
       return true;
     });
@@ -134,7 +120,7 @@ export class AgentProcessWatch {
   /** The writable the connection writes to the agent's stdin. */
   stdinWritable(stdin: Writable): WritableStream<Uint8Array> {
     return stdinWritable(stdin, async () => {
-      if ((await within(this.exited, EXIT_WAIT_MS)) !== undefined) await this.closeWithExit();
+      if (await settlesWithin(this.exited, EXIT_WAIT_MS)) await this.closeWithExit();
     });
   }
 
@@ -152,28 +138,22 @@ export class AgentProcessWatch {
     return this.terminating;
   }
 
-  private async endGroup(): Promise<void> {
-    const { pid, child } = this;
-    const deadline = Date.now() + this.settings.killGraceMs;
-    const send = (signal: NodeJS.Signals): void => {
-      const sent = USES_PROCESS_GROUPS && signalGroup(pid, signal);
-      if (!sent && this.status === undefined) child.kill(signal);
-    };
-    const survivors = (): boolean =>
-      this.status === undefined || (USES_PROCESS_GROUPS && groupAlive(pid));
-    send("SIGTERM");
-    if (this.status === undefined) await within(this.exited, this.settings.killGraceMs);
-    while (survivors() && Date.now() < deadline) {
-      await delay(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
-    }
-    if (survivors()) send("SIGKILL");
-    await this.exited;
-    untrackGroup(pid);
+  private endGroup(): Promise<void> {
+    const { child } = this;
+    return endProcessGroup(
+      {
+        pid: this.pid,
+        exited: this.exited,
+        hasExited: () => this.status !== undefined,
+        killLeader: (signal) => child.kill(signal),
+      },
+      { graceMs: this.settings.killGraceMs },
+    );
   }
 
   private closeWithExit(): Promise<void> {
     this.closingWithExit ??= (async () => {
-      await within(this.stderrDone, STDERR_WAIT_MS);
+      await settlesWithin(this.stderrDone, STDERR_WAIT_MS);
       const exit = this.status;
       if (exit !== undefined) this.connection?.closeWithExit(exit);
     })();
@@ -198,7 +178,7 @@ export class AgentProcessWatch {
     // A consumer stuck for good (a handler that never settles) must not keep this
     // process alive forever: after a while the exit wins.
     for (let waited = 0; waited < BACKLOG_WAIT_MS; waited += EXIT_WAIT_MS) {
-      await within(connection.closed, EXIT_WAIT_MS);
+      await settlesWithin(connection.closed, EXIT_WAIT_MS);
       if (state.closed || this.stdoutEnded) return;
       if (this.child.stdout?.isPaused() !== true) break;
     }

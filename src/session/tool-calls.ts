@@ -62,6 +62,23 @@ function newToolCall(toolCallId: string, patch: ToolCallPatch, placeholder: bool
 }
 
 /**
+ * The tool call a `session/request_permission` is about, as the thread knows it with the
+ * request's fields on top; a call the thread does not have yet is built from the request
+ * alone (a placeholder, with the protocol's defaults).
+ */
+export function toolCallInQuestion(
+  state: SessionState | undefined,
+  request: ToolCallUpdate,
+): ThreadToolCall {
+  const { toolCallId, ...patch } = request;
+  const index = state === undefined ? -1 : findToolCall(state, toolCallId);
+  const known = index < 0 ? undefined : state?.thread[index];
+  return known?.type === "tool_call"
+    ? patchToolCall(known, patch)
+    : newToolCall(toolCallId, patch, true);
+}
+
+/**
  * Applies a `tool_call`. A new id appends a tool call to the thread with the protocol's
  * defaults (`kind: "other"`, `status: "pending"`, empty `content` and `locations`).
  *

@@ -4,10 +4,11 @@
  * plain demo.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { groupMembers, isAlive, waitFor } from "../node/fixtures/terminal-helpers.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const cli = join(repoRoot, "dist", "cli.js");
@@ -84,6 +85,32 @@ describe("help and version", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('No agent named "no-such-agent"');
   });
+
+  it("answers a wrong option or a --cwd that is not a directory with a usage error", () => {
+    const option = run(["prompt", "--no-such-option", "hi", "claude"]);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("unknown option '--no-such-option'");
+    const missing = join(tmpdir(), "acp-kit-no-such-dir");
+    const cwd = run(["prompt", "--cwd", missing, "hi", "claude"]);
+    expect(cwd.code).toBe(2);
+    expect(cwd.stderr).toContain(`${missing} does not exist.`);
+    const file = run(["check", "--cwd", join(repoRoot, "package.json"), "claude"]);
+    expect(file.code).toBe(2);
+    expect(file.stderr).toContain("is not a directory.");
+  });
+
+  it("makes a relative --cwd absolute before the session starts", () => {
+    const result = run([
+      "prompt",
+      "--cwd",
+      "examples",
+      "where are you?",
+      ...agentArgs("cli-scenario.json"),
+    ]);
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe(`in ${join(repoRoot, "examples")}\n`);
+    expect(result.code).toBe(0);
+  });
 });
 
 describe("acp-kit prompt", () => {
@@ -159,6 +186,47 @@ describe("acp-kit prompt", () => {
     expect(code).toBe(0);
   });
 
+  it.each([
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const)(
+    "on %s ends the agent and kills the terminals it started before exiting",
+    async (signal, exitCode) => {
+      const dir = mkdtempSync(join(tmpdir(), "acp-kit-signal-"));
+      const pidFile = join(dir, "terminal.pid");
+      const scenario = join(dir, "scenario.json");
+      writeFileSync(
+        scenario,
+        JSON.stringify({
+          turns: [
+            {
+              steps: [
+                { toolCall: "A long build", kind: "execute" },
+                { terminal: "sh", args: ["-c", `echo $$ > ${pidFile}; exec sleep 300`] },
+              ],
+            },
+          ],
+        }),
+      );
+      const child = spawn(
+        process.execPath,
+        [cli, "prompt", "build it", "--", process.execPath, scriptedAgent, scenario],
+        { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
+      );
+      const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+      const terminalPid = await waitFor(() => {
+        const text = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "";
+        return text === "" ? undefined : Number(text);
+      }, "the terminal to start");
+      expect(isAlive(terminalPid)).toBe(true);
+      child.kill(signal);
+      expect(await closed).toBe(exitCode);
+      // The terminal leads its own process group: nothing of it may be left.
+      expect(isAlive(terminalPid)).toBe(false);
+      expect(groupMembers(terminalPid)).toEqual([]);
+    },
+  );
+
   it("takes policy flags before or after the prompt text", () => {
     const after = run(["prompt", "permission please", "--yes", ...agentArgs("cli-scenario.json")]);
     expect(after.stdout.trim()).toBe("ALLOWED");
@@ -185,21 +253,30 @@ describe("acp-kit prompt", () => {
 
 describe("acp-kit demo (not a terminal)", () => {
   it("prints a plain transcript of the tour and writes only its own file", () => {
-    const before = new Set(readdirSync(tmpdir()).filter((n) => n.startsWith("acp-kit-demo-")));
-    const result = run(["demo", "--fast"]);
+    // A temporary directory of its own, so that demos run by other tests do not count.
+    const tmp = mkdtempSync(join(tmpdir(), "acp-kit-demo-test-"));
+    const result = run(["demo", "--fast", "--keep"], { env: { TMPDIR: tmp } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("acp-kit demo: a scripted agent working in");
     expect(result.stdout).toContain("[read] Read README.md (completed)");
+    expect(result.stdout).toMatch(/\[permission\] .*acp-kit-demo\.md.*: .*\(allow_once\)/);
     expect(result.stdout).toMatch(/\[edit\] .*acp-kit-demo\.md \(completed\)/);
     expect(result.stdout).toMatch(/\[execute\] .*node --version \(completed\)/);
     expect(result.stdout).toContain("(end_turn)");
     expect(result.stdout).not.toContain(ESC); // no colours when piped
-    const created = readdirSync(tmpdir()).filter(
-      (n) => n.startsWith("acp-kit-demo-") && !before.has(n),
-    );
+    const created = readdirSync(tmp);
     expect(created).toHaveLength(1);
-    const files = readdirSync(join(tmpdir(), created[0]!)).sort();
+    expect(result.stdout).toContain(`The demo's files are kept in ${join(tmp, created[0]!)}`);
+    const files = readdirSync(join(tmp, created[0]!)).sort();
     expect(files).toEqual(["README.md", "acp-kit-demo.md"]);
+  });
+
+  it("removes its directory at the end, and follows a permission flag when given one", () => {
+    const tmp = mkdtempSync(join(tmpdir(), "acp-kit-demo-test-"));
+    const result = run(["demo", "--fast", "--deny-all"], { env: { TMPDIR: tmp } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/\[permission\] .*acp-kit-demo\.md.*: .*\(reject_once\)/);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 });
 

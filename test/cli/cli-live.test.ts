@@ -2,10 +2,11 @@
  * The live view of `acp-kit run` and `acp-kit demo`, driven in a real terminal (tmux):
  * keys are sent and the screen is read, as a person would.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { groupMembers, isAlive, waitFor } from "../node/fixtures/terminal-helpers.js";
 import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
@@ -107,6 +108,54 @@ describe("acp-kit run (live view)", () => {
     await t.waitFor("[exited 0]");
   });
 
+  it("exits only on two Ctrl-C in a row: another key in between starts the count again", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.keys("C-c");
+    await t.waitFor("Press Ctrl-C again to exit.");
+    t.type("x");
+    await t.waitFor("› x");
+    t.keys("C-c");
+    await t.waitFor(/Press Ctrl-C again to exit\.\s+Press Ctrl-C again to exit\./);
+    expect(t.screen()).not.toContain("[exited");
+    t.keys("C-c");
+    await t.waitFor("[exited 0]");
+  });
+
+  it("closing the terminal (SIGHUP) kills the terminals the agent started", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-kit-hup-"));
+    const pidFile = join(dir, "terminal.pid");
+    const scenario = join(dir, "scenario.json");
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        agent: { info: { name: "builder", version: "0.1.0" } },
+        turns: [
+          {
+            steps: [
+              { toolCall: "A long build", kind: "execute" },
+              { terminal: "sh", args: ["-c", `echo $$ > ${pidFile}; exec sleep 300`] },
+            ],
+          },
+        ],
+      }),
+    );
+    const t = start(
+      `run -- ${shellQuote(process.execPath)} ${shellQuote(scriptedAgent)} ${shellQuote(scenario)}`,
+    );
+    await t.waitFor("builder 0.1.0");
+    t.type("build it");
+    t.keys("Enter");
+    const terminalPid = await waitFor(() => {
+      const text = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "";
+      return text === "" ? undefined : Number(text);
+    }, "the terminal to start");
+    expect(isAlive(terminalPid)).toBe(true);
+    t.kill();
+    await waitFor(() => !isAlive(terminalPid), "the terminal's process to end");
+    expect(groupMembers(terminalPid)).toEqual([]);
+  });
+
   it("says when the agent dies, quotes its stderr, and restarts it", async () => {
     const t = start(
       `run -- ${shellQuote(process.execPath)} ${shellQuote(fixture("crash-agent.mjs"))}`,
@@ -204,10 +253,9 @@ describe("acp-kit run (live view)", () => {
     t.type("/sessions session-1");
     t.keys("Enter");
     // The agent replays the session's history, and it is shown again.
-    const screen = await t.waitFor(
-      /Loaded session session-1\.\s+› please stream\s+one two three four five/,
+    await t.waitFor(
+      /Switching to session session-1…\s+› please stream\s+one two three four five\s+Loaded session session-1\./,
     );
-    expect(screen).toContain("Switching to session session-1…");
   });
 
   it("switches modes with /mode", async () => {

@@ -11,12 +11,17 @@ import Spinner from "ink-spinner";
 import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { AuthMethod, PlanEntry } from "../../schema/types.gen.js";
 import type { SessionState, ThreadItem } from "../../session/state.js";
-import { isTerminalAuth, type AgentController } from "../controller.js";
+import {
+  inheritStdioRunner,
+  isTerminalAuth,
+  type AgentController,
+  type AgentEnd,
+} from "../controller.js";
 import { runClientCommand } from "./commands.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
 import { QuestionView } from "./question-view.js";
-import { allCommands, parseSlash } from "./slash.js";
+import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
 import { selectValues } from "./commands.js";
 import { blocksText, tokens } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
@@ -32,27 +37,6 @@ export interface AppProps {
   readonly onQuit: () => void;
   /** A prompt to send as soon as the session is ready (the demo's first turn). */
   readonly initialPrompt?: string;
-}
-
-function useVersion(
-  subscribe: (listener: () => void) => () => void,
-  snapshot: () => number,
-): number {
-  return useSyncExternalStore(subscribe, snapshot);
-}
-
-function useControllerVersion(controller: AgentController): number {
-  const [version, setVersion] = useState(0);
-  useEffect(() => {
-    const bump = (): void => setVersion((v) => v + 1);
-    const offController = controller.onChange(bump);
-    const offStore = controller.sessions.subscribe(bump);
-    return () => {
-      offController();
-      offStore();
-    };
-  }, [controller]);
-  return version;
 }
 
 function ItemView({
@@ -240,14 +224,19 @@ function AuthView({
   );
 }
 
+/** What the exit box says first. */
+function howItEnded(exit: AgentEnd | undefined): string {
+  if (exit?.error !== undefined) return `The agent could not be started: ${exit.error}`;
+  const status = exit?.status;
+  if (status === undefined) return "The agent stopped.";
+  return status.signal !== null
+    ? `The agent was killed by ${status.signal}.`
+    : `The agent exited with code ${String(status.code)}.`;
+}
+
 function ExitedView({ controller }: { controller: AgentController }): ReactNode {
   const exit = controller.exit;
-  const how =
-    exit === undefined
-      ? "The agent stopped."
-      : exit.status.signal !== null
-        ? `The agent was killed by ${exit.status.signal}.`
-        : `The agent exited with code ${String(exit.status.code)}.`;
+  const how = howItEnded(exit);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="red" paddingX={1}>
       <Text color="red" bold>
@@ -272,8 +261,8 @@ function countCtrlC(input: string): number {
 
 /** The application; see the module comment. */
 export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps): ReactNode {
-  useControllerVersion(controller);
-  useVersion(ui.subscribe, ui.snapshot);
+  useSyncExternalStore(controller.onChange, controller.snapshot);
+  useSyncExternalStore(ui.subscribe, ui.snapshot);
   const app = useApp();
   const columns = useStdout().stdout.columns || 80;
   // A ref, not state: two Ctrl-C can arrive before the next render.
@@ -301,8 +290,8 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     const slash = parseSlash(text);
     const own =
       slash !== undefined &&
-      allCommands(null).some((c) => c.source === "client" && c.name === slash.name);
-    if (slash !== undefined && (own || slash.name === "exit")) {
+      (slash.name === "exit" || CLIENT_COMMANDS.some((c) => c.name === slash.name));
+    if (slash !== undefined && own) {
       void runClientCommand(slash.name, slash.args, controller, ui).then((result) => {
         if (result === "quit") quit();
       });
@@ -348,6 +337,8 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       for (let i = 0; i < presses && interrupts.current < 2; i++) interrupt();
       return;
     }
+    // Any other key starts the count again: only two Ctrl-C in a row exit.
+    interrupts.current = 0;
     if (key.ctrl && input === "t") ui.toggleThoughts();
     if (phase === "exited") {
       if (input === "r") {
@@ -384,7 +375,12 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
         {showLivePlan ? <PlanView entries={state.plan} /> : null}
       </Box>
       {question !== undefined ? (
-        <QuestionView question={question} terminals={ui.terminals} />
+        <QuestionView
+          key={question.id}
+          question={question}
+          state={controller.sessions.get(question.request.sessionId)}
+          terminals={ui.terminals}
+        />
       ) : null}
       {phase === "auth-required" ? (
         <AuthView
@@ -396,10 +392,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
             if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
             void controller
               .authenticate(method, (command, args, env) =>
-                suspend(async () => {
-                  const { inheritStdioRunner } = await import("../controller.js");
-                  return inheritStdioRunner(command, args, env);
-                }),
+                suspend(() => inheritStdioRunner(command, args, env)),
               )
               .then(() => {
                 if (inTerminal) ui.notify("info", `Logged in (${method.name}); agent restarted.`);

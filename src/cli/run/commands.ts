@@ -117,6 +117,9 @@ async function sessionsCommand(
   // A loaded session's history is replayed by the agent: show it again from the start.
   if (controller.info?.agentCapabilities?.loadSession === true) ui.replay(args);
   const how = await controller.switchSession(args);
+  // The replayed history first, then the notice that says it is complete.
+  const state = controller.state;
+  if (state !== undefined) ui.settle(args, state.thread, state.plan);
   ui.notify("info", `${how === "loaded" ? "Loaded" : "Resumed"} session ${args}.`);
 }
 

@@ -19,6 +19,12 @@ export interface InputLineProps {
   readonly onSubmit: (text: string) => void;
 }
 
+/** Without control characters (a Ctrl-C that came with other keys, ...): they are not text. */
+function withoutControls(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, "");
+}
+
 /** See the module comment. */
 export function InputLine({ enabled, canSubmit, commands, onSubmit }: InputLineProps): ReactNode {
   // Keys can arrive faster than React renders (a pasted line, or text and Enter sent
@@ -69,17 +75,16 @@ export function InputLine({ enabled, canSubmit, commands, onSubmit }: InputLineP
         return;
       }
       if (key.escape || key.leftArrow || key.rightArrow) return;
-      // A pasted or fast-typed chunk may carry Enter inside it: send at each newline.
-      const parts = input.split(/\r\n|\r|\n/);
-      if (parts.length > 1) {
+      // A pasted or fast-typed chunk may carry Enter inside it: send at the first newline
+      // (while a turn runs nothing is sent, and the text stays on the line).
+      const parts = input.split(/\r\n|\r|\n/).map(withoutControls);
+      if (parts.length > 1 && canSubmit) {
         submit((current.current + (parts[0] ?? "")).trim());
         back.current = 0;
         setValue(parts.slice(1).join(" ").trimStart());
         return;
       }
-      // Other control characters (a Ctrl-C that came with other keys, ...) are not text.
-      // eslint-disable-next-line no-control-regex
-      const text = input.replace(/[\u0000-\u001f\u007f]/g, "");
+      const text = parts.join(" ");
       if (text !== "") setValue(current.current + text);
     },
     { isActive: enabled },

@@ -5,6 +5,10 @@
  *
  * @module
  */
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+} from "../../schema/types.gen.js";
 import type { SessionStoreEvent } from "../../session/store.js";
 import type { ThreadItem } from "../../session/state.js";
 import { blocksText } from "./text.js";
@@ -23,6 +27,18 @@ export class PlainTranscript {
   line(text: string): void {
     this.endLine();
     this.out.write(`${text}\n`);
+  }
+
+  /** Prints how a permission request was answered (by a policy, or as cancelled). */
+  permission(request: RequestPermissionRequest, response: RequestPermissionResponse): void {
+    const { outcome } = response;
+    const chosen =
+      outcome.outcome === "selected"
+        ? request.options.find((o) => o.optionId === outcome.optionId)
+        : undefined;
+    const title = request.toolCall.title ?? request.toolCall.toolCallId;
+    const answer = chosen === undefined ? outcome.outcome : `${chosen.name} (${chosen.kind})`;
+    this.line(`[permission] ${title}: ${answer}`);
   }
 
   /** Prints what changed since the last call. */

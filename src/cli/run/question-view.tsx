@@ -6,7 +6,8 @@
 import { Box, Text, useInput } from "ink";
 import { useState, type ReactNode } from "react";
 import type { PermissionOption } from "../../schema/types.gen.js";
-import type { ThreadToolCall } from "../../session/state.js";
+import type { SessionState } from "../../session/state.js";
+import { toolCallInQuestion } from "../../session/tool-calls.js";
 import { ToolCallView } from "./tool-call-view.js";
 import type { PendingQuestion } from "./ui-model.js";
 
@@ -27,9 +28,12 @@ function escapeChoice(options: readonly PermissionOption[]): PermissionOption | 
 /** See the module comment. */
 export function QuestionView({
   question,
+  state,
   terminals,
 }: {
   question: PendingQuestion;
+  /** The session's state: the question shows the tool call as the thread has it. */
+  state: SessionState | undefined;
   terminals: ReadonlyMap<string, string>;
 }): ReactNode {
   const { request } = question;
@@ -52,25 +56,16 @@ export function QuestionView({
       if (option !== undefined) choose(option);
     }
   });
-  const tc = request.toolCall;
-  const call: ThreadToolCall = {
-    type: "tool_call",
-    toolCallId: tc.toolCallId,
-    title: tc.title ?? "",
-    kind: tc.kind ?? "other",
-    status: tc.status ?? "pending",
-    content: tc.content ?? [],
-    locations: tc.locations ?? [],
-    statusHistory: [],
-    placeholder: false,
-    cancelled: false,
-  };
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>
       <Text bold color="yellow">
         Permission requested
       </Text>
-      <ToolCallView call={call} terminals={terminals} expanded />
+      <ToolCallView
+        call={toolCallInQuestion(state, request.toolCall)}
+        terminals={terminals}
+        expanded
+      />
       <Box flexDirection="column" marginTop={1}>
         {options.map((option, i) => (
           <Text key={option.optionId} color={i === index ? "cyan" : KIND_COLORS[option.kind]}>

@@ -8,8 +8,8 @@ import { createInterface } from "node:readline";
 import { ReadStream } from "node:tty";
 import type { PermissionPolicy } from "../../node/permission-policy.js";
 import { AgentController } from "../controller.js";
-import { ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
-import { describeFailure } from "../prompt-command.js";
+import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
+import { endOnSignals } from "../signals.js";
 import type { AgentTarget } from "../target.js";
 import { PlainTranscript } from "./plain-transcript.js";
 import { UiModel } from "./ui-model.js";
@@ -67,11 +67,6 @@ async function runLive(options: RunOptions): Promise<number> {
   const onQuit = (): void => {
     flags.quitting = true;
   };
-  // Ctrl-C reaches the app as a key; a SIGINT from elsewhere ends the session cleanly.
-  const onSignal = (): void => {
-    flags.quitting = true;
-    instance.unmount();
-  };
   let keyboard = openKeyboard();
   const mount = (): ReturnType<typeof render> =>
     render(
@@ -88,22 +83,29 @@ async function runLive(options: RunOptions): Promise<number> {
       },
     );
   // Set while the terminal is handed to an interactive command (terminal login).
-  const suspension: { remounted: Promise<void> | undefined } = { remounted: undefined };
+  const suspension: { remounted: Promise<void> | undefined; active: boolean } = {
+    remounted: undefined,
+    active: false,
+  };
   const suspend = async <T,>(run: () => Promise<T>): Promise<T> => {
     let done!: () => void;
     suspension.remounted = new Promise((resolve) => (done = resolve));
+    suspension.active = true;
     instance.unmount();
     keyboard.close();
     try {
       return await run();
     } finally {
+      suspension.active = false;
       keyboard = openKeyboard();
       instance = mount();
       done();
     }
   };
   let instance = mount();
-  process.on("SIGTERM", onSignal);
+  // In raw mode Ctrl-C is a key (see the app); a signal ends the session, except a SIGINT
+  // while a login command has the terminal: that Ctrl-C is the command's.
+  const offSignals = endOnSignals(controller, { ignoreInterrupt: () => suspension.active });
   let startFailure: string | undefined;
   controller.start().catch((error: unknown) => {
     const failure = describeFailure(error);
@@ -121,7 +123,7 @@ async function runLive(options: RunOptions): Promise<number> {
       await pending;
     }
   } finally {
-    process.off("SIGTERM", onSignal);
+    offSignals();
     keyboard.close();
     await controller.close();
   }
@@ -136,15 +138,19 @@ async function runPlain(options: RunOptions): Promise<number> {
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
+    wrapClient: (client) => ({
+      ...client,
+      requestPermission: async (params, context) => {
+        const response = await client.requestPermission(params, context);
+        transcript.permission(params, response);
+        return response;
+      },
+    }),
   });
   controller.sessions.subscribe(transcript.update);
   if (options.banner !== undefined) transcript.line(options.banner);
   let lastCode: number = ExitCodes.OK;
-  const onSigint = (): void => {
-    if (controller.phase === "prompting") void controller.cancel();
-    else void controller.close().finally(() => process.exit(ExitCodes.CANCELLED));
-  };
-  process.on("SIGINT", onSigint);
+  const offSignals = endOnSignals(controller, { cancelTurns: true });
   try {
     await controller.start();
     const info = controller.info?.agentInfo;
@@ -174,7 +180,7 @@ async function runPlain(options: RunOptions): Promise<number> {
     transcript.line(`acp-kit: ${message}`);
     return exitCode;
   } finally {
-    process.off("SIGINT", onSigint);
+    offSignals();
     await controller.close();
   }
 }

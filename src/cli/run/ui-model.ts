@@ -13,6 +13,8 @@ import type { ThreadItem } from "../../session/state.js";
 
 /** A permission request waiting for the user's choice. */
 export interface PendingQuestion {
+  /** Unique per question, so that a view of one is never reused for the next. */
+  readonly id: number;
   readonly request: RequestPermissionRequest;
   /** Answers the request (an option id, or cancelled). */
   readonly answer: (outcome: RequestPermissionOutcome) => void;
@@ -51,6 +53,7 @@ export class UiModel {
   /** Incremented on every change, for `useSyncExternalStore`. */
   version = 0;
   private nextNotice = 0;
+  private nextQuestion = 0;
   private readonly listeners = new Set<() => void>();
 
   /** Subscribes to changes; returns an unsubscribe. */
@@ -68,20 +71,26 @@ export class UiModel {
     info: PermissionPromptInfo,
   ): Promise<RequestPermissionOutcome | undefined> =>
     new Promise((resolve) => {
+      // A turn cancelled before the question was even shown: nothing to ask.
+      if (info.signal.aborted) {
+        resolve({ outcome: "cancelled" });
+        return;
+      }
       let settled = false;
+      const onAbort = (): void => question.answer({ outcome: "cancelled" });
       const question: PendingQuestion = {
+        id: this.nextQuestion++,
         request,
         answer: (outcome) => {
           if (settled) return;
           settled = true;
+          info.signal.removeEventListener("abort", onAbort);
           this.questions = this.questions.filter((q) => q !== question);
           this.changed();
           resolve(outcome);
         },
       };
-      info.signal.addEventListener("abort", () => {
-        question.answer({ outcome: "cancelled" });
-      });
+      info.signal.addEventListener("abort", onAbort, { once: true });
       this.questions = [...this.questions, question];
       this.changed();
     });

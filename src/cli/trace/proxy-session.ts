@@ -11,6 +11,8 @@
  * @module
  */
 import type { Readable, Writable } from "node:stream";
+import { setTimeout as sleep } from "node:timers/promises";
+import { settlesWithin } from "../../node/settles-within.js";
 import { LineTap } from "./line-tap.js";
 import { pump, type Pump } from "./pump.js";
 import type { TraceRecorder } from "./trace-recorder.js";
@@ -35,21 +37,10 @@ const OUTPUT_WAIT_MS = 2000;
 /** How long the proxy waits for its own output to be taken by the client. */
 const FLUSH_WAIT_MS = 10_000;
 
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Resolves with the promise, or after `ms`. */
-async function within(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
 /** Resolves once everything written to `stream` was handed to the OS (bounded). */
 async function flushed(stream: Writable, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
-  while (stream.writableLength > 0 && !stream.destroyed && Date.now() < deadline) await delay(10);
+  while (stream.writableLength > 0 && !stream.destroyed && Date.now() < deadline) await sleep(10);
 }
 
 /** See the module comment. */
@@ -98,11 +89,11 @@ export class ProxySession {
       const exit = await agent.exited;
       clearTimeout(this.graceTimer);
       const outputsDone = Promise.all([output?.done, errors?.done]);
-      await within(outputsDone, OUTPUT_WAIT_MS);
+      await settlesWithin(outputsDone, OUTPUT_WAIT_MS);
       // Whatever the agent left in its group (helpers, the real agent behind a wrapper)
       // goes too; that also ends stdout and stderr when a leftover still held them.
       if (agent.running) await agent.terminate(settings.killGraceMs);
-      await within(outputsDone, 500);
+      await settlesWithin(outputsDone, 500);
       agent.release();
       for (const p of pumps) p.stop();
       // Partial last lines (no newline before the end) are recorded as they are.

@@ -7,12 +7,16 @@
  */
 import { describeEntry } from "./message-summary.js";
 import { escapeHtml } from "./trace-html-assets.js";
-import { describeExit, exitFailed, formatLatency, idText } from "./trace-labels.js";
+import {
+  describeExit,
+  exitFailed,
+  formatLatency,
+  idText,
+  plural,
+  timelineWarnings,
+  timeText,
+} from "./trace-labels.js";
 import type { Timeline, TimelineEntry } from "./trace-timeline.js";
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 function link(entry: TimelineEntry, text: string, cls: string): string {
   return `<a class="${cls}" href="#e${entry.index}">${escapeHtml(text)}</a>`;
@@ -21,7 +25,7 @@ function link(entry: TimelineEntry, text: string, cls: string): string {
 function entryList(entries: readonly TimelineEntry[], cls: string, withOutcome: boolean): string {
   if (entries.length === 0) return "";
   const items = entries.map((e) => {
-    const what = `+${e.t.toFixed(1)}ms ${e.dir ?? ""} ${e.method ?? "(unknown method)"}${idText(e.id)}`;
+    const what = `${timeText(e.t)} ${e.dir ?? ""} ${e.method ?? "(unknown method)"}${idText(e.id)}`;
     const outcome = withOutcome ? `: ${describeEntry(e) ?? ""}` : "";
     return `<li>${link(e, what + outcome, cls)}</li>`;
   });
@@ -50,16 +54,7 @@ export function renderSummaryHtml(timeline: Timeline): string {
       `<td class="${open > 0 ? "warn" : ""}">${open > 0 ? `${open} unanswered` : ""}</td></tr>`
     );
   });
-  const warnings = [
-    timeline.unparsed > 0 ? plural(timeline.unparsed, "unparsed line") : "",
-    timeline.truncated > 0 ? plural(timeline.truncated, "truncated line") : "",
-    timeline.orphans.length > 0
-      ? plural(timeline.orphans.length, "response without a request", "responses without a request")
-      : "",
-    trace.problems.length > 0 ? plural(trace.problems.length, "skipped file line") : "",
-    trace.truncatedTail ? "the file's last line was cut short" : "",
-    (exit?.stats.dropped ?? 0) > 0 ? `${exit?.stats.dropped ?? 0} records dropped` : "",
-  ].filter((w) => w !== "");
+  const warnings = timelineWarnings(timeline);
   const problems = trace.problems.map(
     (p) =>
       `<li>line ${p.line}: ${escapeHtml(p.reason)}: <code>${escapeHtml(p.excerpt)}</code></li>`,

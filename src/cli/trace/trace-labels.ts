@@ -5,10 +5,37 @@
  * @module
  */
 import type { TraceEventRecord, TraceExitRecord, TraceHeaderRecord } from "./trace-format.js";
+import type { Timeline } from "./trace-timeline.js";
 
-/** `+12.3ms`, padded for the time column. */
+/** `+12.3ms`: the time of a record since the trace began. */
+export function timeText(t: number): string {
+  return `+${t.toFixed(1)}ms`;
+}
+
+/** {@link timeText}, padded for the time column. */
 export function formatTime(t: number): string {
-  return `+${t.toFixed(1)}ms`.padEnd(12);
+  return timeText(t).padEnd(12);
+}
+
+/** `1 error`, `3 errors`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** What was odd about a trace file (unparsed or cut lines, orphans, ...), in words. */
+export function timelineWarnings(timeline: Timeline): string[] {
+  const { trace } = timeline;
+  const dropped = trace.exit?.stats.dropped ?? 0;
+  return [
+    timeline.unparsed > 0 ? plural(timeline.unparsed, "unparsed line") : undefined,
+    timeline.truncated > 0 ? plural(timeline.truncated, "truncated line") : undefined,
+    timeline.orphans.length > 0
+      ? plural(timeline.orphans.length, "response without a request", "responses without a request")
+      : undefined,
+    trace.problems.length > 0 ? plural(trace.problems.length, "skipped file line") : undefined,
+    trace.truncatedTail ? "the file's last line was cut short" : undefined,
+    dropped > 0 ? `${dropped} records dropped` : undefined,
+  ].filter((warning): warning is string => warning !== undefined);
 }
 
 /** `1234.5 ms`. */

@@ -7,14 +7,19 @@
 import { describeEntry } from "./message-summary.js";
 import { renderLine, seg, type Segment } from "./styled-line.js";
 import type { Timeline, TimelineEntry } from "./trace-timeline.js";
-import { describeExit, describeHeader, exitFailed, formatLatency, idText } from "./trace-labels.js";
+import {
+  describeExit,
+  describeHeader,
+  exitFailed,
+  formatLatency,
+  idText,
+  plural,
+  timelineWarnings,
+  timeText,
+} from "./trace-labels.js";
 
 /** How many errors and unanswered requests are listed one by one. */
 const LIST_LIMIT = 20;
-
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 function field(name: string, ...value: Segment[]): Segment[] {
   return [seg(name.padEnd(12), "bold"), ...value];
@@ -73,7 +78,7 @@ export function formatSummary(timeline: Timeline, color: boolean, width: number)
   rows.push(field("errors", seg(String(errorCount), errorCount > 0 ? "red" : undefined)));
   rows.push(
     ...listed(timeline.errors, (e) => [
-      seg(`+${e.t.toFixed(1)}ms ${e.dir ?? ""} `, "dim"),
+      seg(`${timeText(e.t)} ${e.dir ?? ""} `, "dim"),
       seg(`${e.method ?? "(unknown request)"}${idText(e.id)}: ${describeEntry(e) ?? ""}`, "red"),
     ]),
   );
@@ -81,22 +86,11 @@ export function formatSummary(timeline: Timeline, color: boolean, width: number)
   rows.push(field("unanswered", seg(String(open), open > 0 ? "yellow" : undefined)));
   rows.push(
     ...listed(timeline.unanswered, (e) => [
-      seg(`+${e.t.toFixed(1)}ms ${e.dir ?? ""} `, "dim"),
+      seg(`${timeText(e.t)} ${e.dir ?? ""} `, "dim"),
       seg(`${e.method ?? "(unknown method)"}${idText(e.id)}`, "yellow"),
     ]),
   );
-  const oddities = [
-    timeline.unparsed > 0 ? plural(timeline.unparsed, "unparsed line") : undefined,
-    timeline.truncated > 0 ? plural(timeline.truncated, "truncated line") : undefined,
-    timeline.orphans.length > 0
-      ? plural(timeline.orphans.length, "response without a request", "responses without a request")
-      : undefined,
-    trace.problems.length > 0 ? plural(trace.problems.length, "skipped file line") : undefined,
-    trace.truncatedTail ? "the file's last line was cut short" : undefined,
-    (trace.exit?.stats.dropped ?? 0) > 0
-      ? `${trace.exit?.stats.dropped ?? 0} records dropped`
-      : undefined,
-  ].filter((s): s is string => s !== undefined);
+  const oddities = timelineWarnings(timeline);
   if (oddities.length > 0) rows.push(field("warnings", seg(oddities.join(", "), "yellow")));
   return rows.map((row) => renderLine(row, color, width));
 }

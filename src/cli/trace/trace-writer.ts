@@ -12,6 +12,7 @@
  */
 import { mkdir, open, type FileHandle } from "node:fs/promises";
 import { dirname } from "node:path";
+import { settlesWithin } from "../../node/settles-within.js";
 
 /** Options of {@link TraceWriter}. */
 export interface TraceWriterOptions {
@@ -24,12 +25,6 @@ export interface TraceWriterOptions {
 }
 
 /** Resolves after `ms`, or with the promise, whichever comes first. */
-function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  return Promise.race([promise.then(() => true), timeout]).finally(() => clearTimeout(timer));
-}
-
 /** See the module comment. */
 export class TraceWriter {
   private queue: string[] = [];
@@ -90,7 +85,7 @@ export class TraceWriter {
       while (this.flushing !== undefined) await this.flushing;
       await this.handle?.close().catch(() => undefined);
     })();
-    if (!(await within(done, timeoutMs)) && !this.failed) {
+    if (!(await settlesWithin(done, timeoutMs)) && !this.failed) {
       this.failed = true;
       this.options.warn(
         `writing the trace file ${this.path} did not finish within ${timeoutMs} ms; ` +

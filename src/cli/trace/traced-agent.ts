@@ -7,10 +7,12 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import {
   USES_PROCESS_GROUPS,
-  groupAlive,
-  signalGroup,
+  endProcessGroup,
+  groupRunning,
+  signalGroupOf,
   trackGroup,
   untrackGroup,
+  type GroupLeader,
 } from "../../node/process-group.js";
 
 /** How a process ended: an exit code, or the signal that killed it. */
@@ -29,12 +31,6 @@ export interface TracedAgentSpec {
   readonly env: NodeJS.ProcessEnv;
 }
 
-const POLL_MS = 25;
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** A started agent process; see {@link startTracedAgent}. */
 export class TracedAgent {
   /** Resolves when the agent process exits. Never rejects. */
@@ -42,6 +38,7 @@ export class TracedAgent {
   private status: ExitStatus | undefined;
   private ending: Promise<void> | undefined;
   private killedHard = false;
+  private readonly leader: GroupLeader;
   /** Called with every signal the proxy sends to the group. */
   onSignal: (signal: NodeJS.Signals) => void = () => undefined;
 
@@ -61,6 +58,12 @@ export class TracedAgent {
         child.once("exit", onExit);
       }
     });
+    this.leader = {
+      pid,
+      exited: this.exited,
+      hasExited: () => this.status !== undefined,
+      killLeader: (signal) => child.kill(signal),
+    };
   }
 
   /** How the agent ended, once it has. */
@@ -70,7 +73,7 @@ export class TracedAgent {
 
   /** True while anything of the agent's group still runs. */
   get running(): boolean {
-    return this.status === undefined || (USES_PROCESS_GROUPS && groupAlive(this.pid));
+    return groupRunning(this.leader);
   }
 
   /**
@@ -80,19 +83,14 @@ export class TracedAgent {
    */
   terminate(graceMs: number, signal: NodeJS.Signals = "SIGTERM", force = false): Promise<void> {
     if (this.ending !== undefined) {
-      if (force) this.kill();
+      if (force) this.send("SIGKILL");
       return this.ending;
     }
-    this.ending = (async () => {
-      this.send(signal);
-      const deadline = Date.now() + graceMs;
-      while (this.running && Date.now() < deadline) {
-        await delay(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
-      }
-      if (this.running) this.kill();
-      await this.exited;
-      untrackGroup(this.pid);
-    })();
+    this.ending = endProcessGroup(this.leader, {
+      graceMs,
+      signal,
+      send: (s) => this.send(s),
+    });
     return this.ending;
   }
 
@@ -101,16 +99,14 @@ export class TracedAgent {
     if (!this.running) untrackGroup(this.pid);
   }
 
-  private kill(): void {
-    if (this.killedHard) return;
-    this.killedHard = true;
-    this.send("SIGKILL");
-  }
-
+  /** Sends a signal to the group, at most one SIGKILL, and tells {@link onSignal}. */
   private send(signal: NodeJS.Signals): void {
+    if (signal === "SIGKILL") {
+      if (this.killedHard) return;
+      this.killedHard = true;
+    }
     this.onSignal(signal);
-    const sent = USES_PROCESS_GROUPS && signalGroup(this.pid, signal);
-    if (!sent && this.status === undefined) this.child.kill(signal);
+    signalGroupOf(this.leader, signal);
   }
 }
 
