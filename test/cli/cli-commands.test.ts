@@ -4,11 +4,12 @@
  * plain demo.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { groupMembers, isAlive, waitFor } from "../node/fixtures/terminal-helpers.js";
+import { groupMembers, isAlive } from "../node/fixtures/terminal-helpers.js";
+import { longTerminalScenario } from "../support/long-terminal.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const cli = join(repoRoot, "dist", "cli.js");
@@ -192,32 +193,14 @@ describe("acp-kit prompt", () => {
   ] as const)(
     "on %s ends the agent and kills the terminals it started before exiting",
     async (signal, exitCode) => {
-      const dir = mkdtempSync(join(tmpdir(), "acp-kit-signal-"));
-      const pidFile = join(dir, "terminal.pid");
-      const scenario = join(dir, "scenario.json");
-      writeFileSync(
-        scenario,
-        JSON.stringify({
-          turns: [
-            {
-              steps: [
-                { toolCall: "A long build", kind: "execute" },
-                { terminal: "sh", args: ["-c", `echo $$ > ${pidFile}; exec sleep 300`] },
-              ],
-            },
-          ],
-        }),
-      );
+      const scenario = longTerminalScenario();
       const child = spawn(
         process.execPath,
-        [cli, "prompt", "build it", "--", process.execPath, scriptedAgent, scenario],
+        [cli, "prompt", "build it", "--", process.execPath, scriptedAgent, scenario.path],
         { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
       );
       const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-      const terminalPid = await waitFor(() => {
-        const text = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "";
-        return text === "" ? undefined : Number(text);
-      }, "the terminal to start");
+      const terminalPid = await scenario.terminalPid();
       expect(isAlive(terminalPid)).toBe(true);
       child.kill(signal);
       expect(await closed).toBe(exitCode);

@@ -2,11 +2,12 @@
  * The live view of `acp-kit run` and `acp-kit demo`, driven in a real terminal (tmux):
  * keys are sent and the screen is read, as a person would.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { groupMembers, isAlive, waitFor } from "../node/fixtures/terminal-helpers.js";
+import { longTerminalScenario } from "../support/long-terminal.js";
 import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
@@ -123,33 +124,14 @@ describe("acp-kit run (live view)", () => {
   });
 
   it("closing the terminal (SIGHUP) kills the terminals the agent started", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "acp-kit-hup-"));
-    const pidFile = join(dir, "terminal.pid");
-    const scenario = join(dir, "scenario.json");
-    writeFileSync(
-      scenario,
-      JSON.stringify({
-        agent: { info: { name: "builder", version: "0.1.0" } },
-        turns: [
-          {
-            steps: [
-              { toolCall: "A long build", kind: "execute" },
-              { terminal: "sh", args: ["-c", `echo $$ > ${pidFile}; exec sleep 300`] },
-            ],
-          },
-        ],
-      }),
-    );
+    const scenario = longTerminalScenario();
     const t = start(
-      `run -- ${shellQuote(process.execPath)} ${shellQuote(scriptedAgent)} ${shellQuote(scenario)}`,
+      `run -- ${shellQuote(process.execPath)} ${shellQuote(scriptedAgent)} ${shellQuote(scenario.path)}`,
     );
     await t.waitFor("builder 0.1.0");
     t.type("build it");
     t.keys("Enter");
-    const terminalPid = await waitFor(() => {
-      const text = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : "";
-      return text === "" ? undefined : Number(text);
-    }, "the terminal to start");
+    const terminalPid = await scenario.terminalPid();
     expect(isAlive(terminalPid)).toBe(true);
     t.kill();
     await waitFor(() => !isAlive(terminalPid), "the terminal's process to end");
