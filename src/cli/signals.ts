@@ -23,8 +23,6 @@ export interface SignalOptions {
    * (an agent's login command), which gets the Ctrl-C itself.
    */
   readonly ignoreInterrupt?: () => boolean;
-  /** Ends the process (default `process.exit`); for tests. */
-  readonly exit?: (code: number) => void;
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -40,7 +38,6 @@ export function signalExitCode(signal: NodeJS.Signals): number {
  * function that removes the handlers.
  */
 export function endOnSignals(controller: AgentController, options: SignalOptions = {}): () => void {
-  const exit = options.exit ?? ((code: number) => process.exit(code));
   // The turn a Ctrl-C has cancelled: the next Ctrl-C in it ends the program.
   let cancelling = false;
   const offChange = controller.onChange(() => {
@@ -61,7 +58,7 @@ export function endOnSignals(controller: AgentController, options: SignalOptions
     void controller
       .close()
       .catch(() => undefined)
-      .finally(() => exit(signalExitCode(signal)));
+      .finally(() => process.exit(signalExitCode(signal)));
   };
   for (const signal of SIGNALS) process.on(signal, handler);
   return () => {
