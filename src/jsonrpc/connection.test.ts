@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { rawPeer, tick } from "../../test/support/raw-peer.js";
 import { JsonRpcConnection } from "./connection.js";
 import type { NotificationRoute, RequestRoute, Router } from "./dispatch.js";
@@ -156,6 +156,30 @@ describe("JsonRpcConnection: outbound requests always settle", () => {
     expect(peer.buffered).toHaveLength(0);
   });
 
+  it("takes Infinity, 0 or a huge timeout as none, even over a default", async () => {
+    const peer = rawPeer();
+    const c = new JsonRpcConnection(peer.stream, router({}), { requestTimeoutMs: 5 });
+    const settled: string[] = [];
+    for (const timeoutMs of [Infinity, 0, 2 ** 40]) {
+      c.request("wait", undefined, { timeoutMs }).then(
+        () => settled.push(`${timeoutMs} resolved`),
+        (e: unknown) => settled.push(`${timeoutMs} ${(e as ConnectionError).code}`),
+      );
+    }
+    await tick(30);
+    expect(settled).toEqual([]);
+    c.close();
+  });
+
+  it("rejects a request whose sending closed the connection (an output already locked)", async () => {
+    const output = new WritableStream<Uint8Array>();
+    output.getWriter(); // someone else holds it
+    const { ndJsonStream } = await import("../transport/ndjson.js");
+    const c = new JsonRpcConnection(ndJsonStream(output, new ReadableStream()), router({}));
+    await expect(c.request("x")).rejects.toMatchObject({ code: "connection_closed" });
+    await c.closed;
+  });
+
   it("times out with a ConnectionError and tells the peer", async () => {
     const peer = rawPeer();
     const c = new JsonRpcConnection(peer.stream, router({}));
@@ -252,6 +276,152 @@ describe("JsonRpcConnection: ordering", () => {
     );
     await p;
     expect(events).toEqual(["update 1", "update 2", "update 3", "response"]);
+  });
+
+  const line = (message: object): string => JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n";
+
+  it("runs the code awaiting a response before a notification read in the same chunk", async () => {
+    const peer = rawPeer();
+    const events: string[] = [];
+    const c = new JsonRpcConnection(
+      peer.stream,
+      router({}, { update: { handle: (p) => void events.push(`update ${String(p)}`) } }),
+    );
+    const created = c.request("session/new").then(async (r) => {
+      await Promise.resolve(); // a few hops, as layers of awaits add
+      events.push("response");
+      return r;
+    });
+    const req = await peer.next();
+    await peer.write(
+      line({ id: req.id, result: {} }) +
+        line({ method: "update", params: 1 }) +
+        line({ method: "update", params: 2 }),
+    );
+    await created;
+    await tick(5);
+    expect(events).toEqual(["response", "update 1", "update 2"]);
+  });
+
+  it("lets a notification handler wait for its own request: that answer passes the held messages", async () => {
+    const peer = rawPeer();
+    const events: string[] = [];
+    const c: JsonRpcConnection = new JsonRpcConnection(
+      peer.stream,
+      router(
+        {},
+        {
+          update: {
+            handle: async (p) => {
+              if (p === 1) events.push(`asked: ${JSON.stringify(await c.request("ask"))}`);
+              events.push(`update ${String(p)}`);
+            },
+          },
+        },
+      ),
+    );
+    await peer.write(line({ method: "update", params: 1 }));
+    const ask = await peer.next();
+    expect(ask).toMatchObject({ method: "ask" });
+    // Another update arrives before the answer; it waits for update 1, which waits for
+    // the answer: the answer must not wait behind it.
+    await peer.write(
+      line({ method: "update", params: 2 }) + line({ id: ask.id, result: { ok: 1 } }),
+    );
+    await vi.waitFor(() => expect(events).toHaveLength(3));
+    expect(events).toEqual(['asked: {"ok":1}', "update 1", "update 2"]);
+  });
+
+  it("sees the input end while a handler holds up delivery: what arrived is delivered, then it closes", async () => {
+    const peer = rawPeer();
+    const seen: unknown[] = [];
+    const c = new JsonRpcConnection(
+      peer.stream,
+      router(
+        {},
+        {
+          stuck: { handle: () => new Promise<void>(() => undefined) },
+          update: { handle: (p) => void seen.push(p) },
+        },
+      ),
+    );
+    const pending = c.request("never");
+    await peer.next();
+    await peer.write(line({ method: "stuck" }) + line({ method: "update", params: "after" }));
+    await tick(5);
+    expect(seen).toEqual([]); // held behind the stuck handler
+    await peer.end();
+    await c.closed;
+    expect(seen).toEqual(["after"]);
+    await expect(pending).rejects.toMatchObject({ code: "connection_closed" });
+  });
+
+  it("delivers nothing after close(), even what was read in the same chunk", async () => {
+    const peer = rawPeer();
+    const seen: unknown[] = [];
+    let started = false;
+    const c: JsonRpcConnection = new JsonRpcConnection(
+      peer.stream,
+      router(
+        {
+          work: {
+            handle: () => {
+              started = true;
+              return {};
+            },
+          },
+        },
+        {
+          update: {
+            handle: (p) => {
+              seen.push(p);
+              if (p === "last") c.close();
+            },
+          },
+        },
+      ),
+    );
+    await peer.write(
+      line({ method: "update", params: "last" }) +
+        line({ method: "update", params: "too late" }) +
+        line({ id: 1, method: "work" }),
+    );
+    await c.closed;
+    await tick(5);
+    expect(seen).toEqual(["last"]);
+    expect(started).toBe(false);
+  });
+
+  it("answers both requests that share an id, and cancels and aborts both", async () => {
+    const peer = rawPeer();
+    const finish: (() => void)[] = [];
+    const signals: AbortSignal[] = [];
+    const c = new JsonRpcConnection(
+      peer.stream,
+      router({
+        slow: {
+          handle: (p, ctx) => {
+            signals.push(ctx.signal);
+            return new Promise<object>((r) => finish.push(() => r({ done: p })));
+          },
+        },
+      }),
+    );
+    await peer.write(
+      line({ id: 7, method: "slow", params: 1 }) + line({ id: 7, method: "slow", params: 2 }),
+    );
+    await vi.waitFor(() => expect(finish).toHaveLength(2));
+    finish[1]!();
+    expect(await peer.next()).toEqual({ jsonrpc: "2.0", id: 7, result: { done: 2 } });
+    // The first one is still known: a cancel reaches it.
+    await peer.write(line({ method: "$/cancel_request", params: { requestId: 7 } }));
+    await vi.waitFor(() => expect(signals[0]!.aborted).toBe(true));
+    finish[0]!();
+    expect(await peer.next()).toEqual({ jsonrpc: "2.0", id: 7, result: { done: 1 } });
+    await peer.write(line({ id: 8, method: "slow" }) + line({ id: 8, method: "slow" }));
+    await vi.waitFor(() => expect(signals).toHaveLength(4));
+    c.close();
+    expect(signals.slice(2).map((s) => s.aborted)).toEqual([true, true]);
   });
 });
 

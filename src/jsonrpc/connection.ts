@@ -6,6 +6,7 @@
  */
 import { CANCEL_REQUEST_METHOD, Dispatcher, type Router } from "./dispatch.js";
 import { ConnectionError, MessageTooLargeError } from "./errors.js";
+import { Inbox } from "./inbox.js";
 import { Lifecycle, type CloseCause } from "./lifecycle.js";
 import { silentLogger, type Logger } from "./logger.js";
 import type { Stream } from "./messages.js";
@@ -16,7 +17,10 @@ import { transportFor, type Transport } from "../transport/transport.js";
 export interface ConnectionOptions {
   /** Where problems that cannot be reported to a caller go. Default: silent. */
   readonly logger?: Logger;
-  /** A timeout applied to every outbound request that does not set its own. Default: none. */
+  /**
+   * A timeout applied to every outbound request that does not set its own, in ms.
+   * Default: none (also for `0`, negative or infinite values).
+   */
   readonly requestTimeoutMs?: number;
   /**
    * Decode inbound params and results like the protocol's reference implementation:
@@ -36,12 +40,25 @@ export interface SendRequestOptions {
   readonly cancellationSignal?: AbortSignal;
   /**
    * Milliseconds to wait for the answer; then the request rejects with a
-   * `ConnectionError("timeout")` and `$/cancel_request` is sent.
+   * `ConnectionError("timeout")` and `$/cancel_request` is sent. `Infinity` (or `0`) waits
+   * for ever, even when the connection has a default `requestTimeoutMs`.
    */
   readonly timeoutMs?: number;
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
+
+/** The longest delay timers support (about 24.8 days); longer ones would fire at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/**
+ * A request timeout as a timer delay: `undefined` (none) for absent, infinite or
+ * non-positive values, capped at {@link MAX_TIMEOUT_MS}.
+ */
+function timeoutOption(ms: number | undefined): number | undefined {
+  if (ms === undefined || Number.isNaN(ms) || ms <= 0 || ms === Infinity) return undefined;
+  return Math.min(ms, MAX_TIMEOUT_MS);
+}
 
 /** See the module comment. */
 export class JsonRpcConnection {
@@ -51,6 +68,7 @@ export class JsonRpcConnection {
   private readonly lifecycle = new Lifecycle();
   private readonly pending = new PendingRequests();
   private readonly dispatcher: Dispatcher;
+  private readonly inbox: Inbox;
   private readonly defaultTimeoutMs: number | undefined;
   private readonly policy: ResultPolicy;
   private nextId = 0;
@@ -81,9 +99,18 @@ export class JsonRpcConnection {
       },
       router,
     );
+    const dispatcher = this.dispatcher;
+    this.inbox = new Inbox({
+      logger: this.logger,
+      dispatch: (message) => dispatcher.dispatch(message),
+      nextRequestId: () => this.nextId,
+      get isClosed() {
+        return lifecycle.isClosed;
+      },
+    });
     this.transport = transportFor(stream, { logger: this.logger });
     this.transport.start({
-      message: (message) => this.dispatcher.dispatch(message),
+      message: (message) => this.inbox.push(message),
       oversized: ({ envelope, maxBytes }) => {
         if (envelope.hasMethod || envelope.id === undefined) return;
         this.pending
@@ -97,13 +124,14 @@ export class JsonRpcConnection {
           );
       },
       closed: (error, direction) => {
-        const cause =
-          direction === "output"
-            ? "output_failed"
-            : error === undefined
-              ? "input_ended"
-              : "input_failed";
-        this.shutdown(cause, error);
+        if (direction === "output") {
+          this.shutdown("output_failed", error);
+          return;
+        }
+        // What arrived before the end is still delivered, then the connection closes.
+        this.inbox.finish(() =>
+          this.shutdown(error === undefined ? "input_ended" : "input_failed", error),
+        );
       },
     });
   }
@@ -157,14 +185,19 @@ export class JsonRpcConnection {
         shape,
         this.policy,
       );
+      // Registered before sending: a send that fails closes the connection, which must
+      // find this request to reject it.
+      this.pending.add(request);
       try {
         void this.transport.send({ jsonrpc: "2.0", id, method, params });
       } catch (error) {
+        this.pending.take(id);
         reject(error);
         return;
       }
-      this.pending.add(request);
-      const timeoutMs = options?.timeoutMs ?? this.defaultTimeoutMs;
+      // A send that failed and closed the connection has rejected the request already.
+      if (this.lifecycle.isClosed) return;
+      const timeoutMs = timeoutOption(options?.timeoutMs ?? this.defaultTimeoutMs);
       if (timeoutMs !== undefined) {
         request.timer = setTimeout(() => {
           this.abandon(
@@ -214,6 +247,7 @@ export class JsonRpcConnection {
 
   private shutdown(cause: CloseCause, detail: unknown): void {
     const error = this.lifecycle.close(cause, detail, (closeError) => {
+      this.inbox.clear();
       this.pending.failAll(closeError);
       this.dispatcher.abortAll(closeError);
     });

@@ -2,10 +2,10 @@
  * Inbound dispatch: classifies each message, validates params, runs the handler and
  * sends exactly one answer to every request.
  *
- * Ordering: messages are dispatched in arrival order. A notification handler that returns
- * a promise pauses dispatch until it settles, so a response is never delivered before the
- * notifications that arrived ahead of it have been handled. Request handlers run
- * concurrently (a long permission prompt must not stall the stream).
+ * The order of delivery is the inbox's business (see `inbox.ts`): this module handles one
+ * message at a time and says whether it was a response, or a notification handler still
+ * running that later messages should wait for. Request handlers run concurrently (a long
+ * permission prompt must not stall the stream).
  *
  * @module
  */
@@ -18,10 +18,20 @@ import {
 import { ErrorCodes, RequestError, isAbortError } from "./errors.js";
 import { InboundRequest, type InboundRequestContext } from "./inbound.js";
 import type { Logger } from "./logger.js";
-import { isJsonRpcId, isPlainObject, type JsonRpcId } from "./messages.js";
+import { isJsonRpcId, isPlainObject, isThenable, type JsonRpcId } from "./messages.js";
 
 /** The JSON-RPC method used to cancel a request (either direction). */
 export const CANCEL_REQUEST_METHOD = "$/cancel_request";
+
+/** {@link Dispatcher.dispatch} delivered a response to an outbound request. */
+export const RESPONSE_DELIVERED: unique symbol = Symbol("response delivered");
+
+/**
+ * What dispatching one message did: nothing that matters for the next ones (`undefined`),
+ * {@link RESPONSE_DELIVERED}, or the promise of a notification handler still running that
+ * later messages wait for.
+ */
+export type DispatchOutcome = undefined | typeof RESPONSE_DELIVERED | Promise<void>;
 
 /** How one inbound request method is handled. */
 export interface RequestRoute {
@@ -39,8 +49,13 @@ export interface NotificationRoute {
   readonly validate?: RawValidator | undefined;
   /** When true, absent or `null` params are handled as `{}`. */
   readonly optionalParams?: boolean | undefined;
-  /** Handles it; a returned promise pauses later deliveries until it settles. */
+  /** Handles it; a returned promise holds up later messages until it settles. */
   handle(params: unknown): void | Promise<void>;
+  /**
+   * When true, a promise the handler returns does not hold up later messages (for a
+   * notification whose handler may wait for what comes after it, like a cancellation).
+   */
+  readonly concurrent?: boolean | undefined;
 }
 
 /** Finds the handler for an inbound method. */
@@ -62,14 +77,6 @@ export interface DispatchHost {
   onResponse(message: Record<string, unknown>): void;
   /** True once the connection is closed (answers are then dropped). */
   readonly isClosed: boolean;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === "object" || typeof value === "function") &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
 }
 
 /** A thrown value that should pass through as the JSON-RPC error it describes. */
@@ -95,14 +102,20 @@ function errorMessage(error: unknown): string {
 /** See the module comment. */
 export class Dispatcher {
   private readonly running = new Map<JsonRpcId, InboundRequest>();
+  /**
+   * Running requests whose id a later request reused (a peer's bug): still answered,
+   * cancelled and aborted like the others.
+   */
+  private shadowed: InboundRequest[] = [];
 
   constructor(
     private readonly host: DispatchHost,
     private readonly router: Router,
   ) {}
 
-  /** Dispatches one inbound value; returns a promise only when later ones must wait. */
-  dispatch(message: unknown): void | Promise<void> {
+  /** Dispatches one inbound value; see {@link DispatchOutcome}. */
+  dispatch(message: unknown): DispatchOutcome {
+    if (this.host.isClosed) return undefined;
     if (!isPlainObject(message)) {
       const batch = Array.isArray(message);
       this.host.logger.warn?.(
@@ -117,19 +130,19 @@ export class Dispatcher {
           batch ? "batches are not supported" : "a message must be an object",
         ),
       );
-      return;
+      return undefined;
     }
     const method = message.method;
     if (typeof method === "string") {
       if ("id" in message) {
         this.onRequest(message, method);
-        return;
+        return undefined;
       }
       return this.onNotification(message, method);
     }
     if (method === undefined && "id" in message && ("result" in message || "error" in message)) {
       this.host.onResponse(message);
-      return;
+      return RESPONSE_DELIVERED;
     }
     const id = isJsonRpcId(message.id) ? message.id : null;
     // It may have been meant as a request: answer it. Anything else cannot be answered.
@@ -142,12 +155,15 @@ export class Dispatcher {
     } else {
       this.host.logger.warn?.("Dropped an object that is not a JSON-RPC message");
     }
+    return undefined;
   }
 
   /** Aborts every running handler (the connection closed). */
   abortAll(reason: unknown): void {
     for (const request of this.running.values()) request.abort(reason);
+    for (const request of this.shadowed) request.abort(reason);
     this.running.clear();
+    this.shadowed = [];
   }
 
   private onRequest(message: Record<string, unknown>, method: string): void {
@@ -199,6 +215,8 @@ export class Dispatcher {
     if (isThenable(result)) {
       // Only a handler still running can be cancelled, and no `$/cancel_request` can be
       // read before this function returns: register it now.
+      const earlier = this.running.get(id);
+      if (earlier !== undefined) this.shadowed.push(earlier);
       this.running.set(id, request);
       result.then(
         (value) => this.finish(request, value, undefined, false),
@@ -209,15 +227,18 @@ export class Dispatcher {
     }
   }
 
-  private onNotification(message: Record<string, unknown>, method: string): void | Promise<void> {
+  private onNotification(
+    message: Record<string, unknown>,
+    method: string,
+  ): Promise<void> | undefined {
     if (method === CANCEL_REQUEST_METHOD) {
       this.onCancelRequest(message.params);
-      return;
+      return undefined;
     }
     const route = this.router.notification(method);
     if (route === undefined) {
       this.host.logger.debug?.("Ignored an unknown notification", { method });
-      return;
+      return undefined;
     }
     let params = message.params;
     if ((params === undefined || params === null) && route.optionalParams === true) params = {};
@@ -229,7 +250,7 @@ export class Dispatcher {
           method,
           issues: checked.issues,
         });
-        return;
+        return undefined;
       }
       params = checked.value;
     }
@@ -238,13 +259,13 @@ export class Dispatcher {
       result = route.handle(params);
     } catch (error) {
       this.host.logger.error?.("A notification handler threw", { method, error });
-      return;
+      return undefined;
     }
-    if (isThenable(result)) {
-      return Promise.resolve(result).then(undefined, (error: unknown) => {
-        this.host.logger.error?.("A notification handler failed", { method, error });
-      });
-    }
+    if (!isThenable(result)) return undefined;
+    const settled = Promise.resolve(result).then(undefined, (error: unknown) => {
+      this.host.logger.error?.("A notification handler failed", { method, error });
+    });
+    return route.concurrent === true ? undefined : settled;
   }
 
   /** Explains (and, when lenient, repairs) params that failed the fast check. */
@@ -259,10 +280,12 @@ export class Dispatcher {
     }
     const outcome = salvage(validate, params);
     if (!outcome.ok) return outcome;
-    this.host.logger.warn?.("Repaired invalid optional parts of inbound params", {
-      method,
-      repaired: outcome.repaired,
-    });
+    if (outcome.repaired.length > 0) {
+      this.host.logger.warn?.("Repaired invalid optional parts of inbound params", {
+        method,
+        repaired: outcome.repaired,
+      });
+    }
     return { ok: true, value: outcome.value };
   }
 
@@ -271,17 +294,30 @@ export class Dispatcher {
       this.host.logger.debug?.("Ignored a malformed $/cancel_request");
       return;
     }
-    const request = this.running.get(params.requestId);
+    const requestId = params.requestId;
+    const request = this.running.get(requestId);
     if (request === undefined) return; // already answered, or never seen: ignore
-    request.cancelRequested = true;
-    request.abort(RequestError.requestCancelled());
+    for (const r of [request, ...this.shadowed.filter((s) => s.id === requestId)]) {
+      r.cancelRequested = true;
+      r.abort(RequestError.requestCancelled());
+    }
   }
 
   private finish(request: InboundRequest, value: unknown, error: unknown, failed: boolean): void {
     if (request.answered) return;
     request.answered = true;
-    if (this.running.size > 0 && this.running.get(request.id) === request) {
+    if (this.running.get(request.id) === request) {
       this.running.delete(request.id);
+      if (this.shadowed.length > 0) {
+        // The request this one shadowed is the running one for its id again.
+        const earlier = this.shadowed.findLast((r) => r.id === request.id);
+        if (earlier !== undefined) {
+          this.shadowed = this.shadowed.filter((r) => r !== earlier);
+          this.running.set(request.id, earlier);
+        }
+      }
+    } else if (this.shadowed.length > 0) {
+      this.shadowed = this.shadowed.filter((r) => r !== request);
     }
     if (this.host.isClosed) {
       this.host.logger.debug?.("Dropped an answer: the connection is closed", {

@@ -62,3 +62,12 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function isJsonRpcId(value: unknown): value is JsonRpcId {
   return value === null || typeof value === "string" || Number.isInteger(value);
 }
+
+/** True for a promise or any other object with a `then` method. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === "object" || typeof value === "function") &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === "function"
+  );
+}

@@ -80,7 +80,7 @@ export class PendingRequest {
         );
         return;
       }
-      if ("repaired" in outcome) {
+      if ("repaired" in outcome && outcome.repaired.length > 0) {
         this.policy.logger.warn?.("Repaired invalid optional parts of a result", {
           method: this.method,
           repaired: outcome.repaired,

@@ -42,7 +42,13 @@ export class AgentSideConnection {
       () => buildRouter("agent", holder.agent ?? {}, AGENT_HANDLER_NAMES),
       options,
     );
-    holder.agent = toAgent(this);
+    try {
+      holder.agent = toAgent(this);
+    } catch (error) {
+      // Nobody could use or close this connection: close it before reporting the error.
+      this.core.rpc.close(error);
+      throw error;
+    }
   }
 
   /** `session/update`: sends one streamed update about a session to the client. */

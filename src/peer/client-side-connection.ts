@@ -39,7 +39,13 @@ export class ClientSideConnection implements Agent {
       () => buildRouter("client", holder.client ?? {}, CLIENT_HANDLER_NAMES),
       options,
     );
-    holder.client = toClient(this);
+    try {
+      holder.client = toClient(this);
+    } catch (error) {
+      // Nobody could use or close this connection: close it before reporting the error.
+      this.core.rpc.close(error);
+      throw error;
+    }
   }
 
   /** `initialize`: negotiates the protocol version and exchanges capabilities. */

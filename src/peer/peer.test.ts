@@ -37,6 +37,68 @@ const call = (id: number, method: string, params?: unknown) => ({
   params,
 });
 
+describe("ordering and cancellation across a real pair", () => {
+  it("an agent's cancel may wait for the turn, which waits for a permission answer sent after the cancel", async () => {
+    const pair = memoryStreamPair();
+    let turnDone: Promise<unknown> = Promise.resolve();
+    const agentSide = new AgentSideConnection(
+      (client) =>
+        baseAgent({
+          prompt: ({ sessionId }) => {
+            const turn = client
+              .requestPermission({
+                sessionId,
+                toolCall: { toolCallId: "t1" },
+                options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }],
+              })
+              .then(({ outcome }) => ({
+                stopReason:
+                  outcome.outcome === "cancelled" ? ("cancelled" as const) : ("end_turn" as const),
+              }));
+            turnDone = turn;
+            return turn;
+          },
+          // Waits for the turn to end: the permission answer must still get through.
+          cancel: async () => {
+            await turnDone;
+          },
+        }),
+      pair.agent,
+    );
+    let answerPermission!: (outcome: { outcome: "cancelled" }) => void;
+    let onAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (onAsked = resolve));
+    const conn = new ClientSideConnection(
+      () =>
+        baseClient({
+          requestPermission: () =>
+            new Promise((answer) => {
+              answerPermission = (outcome) => answer({ outcome });
+              onAsked();
+            }),
+        }),
+      pair.client,
+    );
+    const prompt = conn.prompt({ sessionId: "s", prompt: [] });
+    await asked;
+    await conn.cancel({ sessionId: "s" });
+    answerPermission({ outcome: "cancelled" });
+    await expect(prompt).resolves.toEqual({ stopReason: "cancelled" });
+    agentSide.signal.throwIfAborted();
+  });
+
+  it("closes the connection when the factory throws", async () => {
+    const peer = rawPeer();
+    expect(
+      () =>
+        new AgentSideConnection(() => {
+          throw new Error("bad config");
+        }, peer.stream),
+    ).toThrow("bad config");
+    await peer.outputClosed;
+  });
+});
+
 describe("AgentSideConnection routing", () => {
   it("sends {} for void results of empty-result methods and fills absent params", async () => {
     const peer = rawPeer();

@@ -7,20 +7,12 @@
 import type { NotificationRoute, RequestRoute, Router } from "../jsonrpc/dispatch.js";
 import { RequestError } from "../jsonrpc/errors.js";
 import type { InboundRequestContext } from "../jsonrpc/inbound.js";
-import { isPlainObject } from "../jsonrpc/messages.js";
+import { isPlainObject, isThenable } from "../jsonrpc/messages.js";
 import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
 import { METHOD_SPECS } from "../schema/methods.gen.js";
 
 type Implementation = Record<string, unknown>;
 type Handler = (this: unknown, ...args: unknown[]) => unknown;
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
-}
 
 function extParams(params: unknown): Record<string, unknown> {
   return params === undefined || params === null ? {} : (params as Record<string, unknown>);
@@ -49,10 +41,17 @@ function requestRoute(spec: MethodSpec, impl: Implementation, fn: Handler): Requ
   };
 }
 
+/**
+ * Notifications whose handlers may wait for what comes after them: an agent's `cancel`
+ * may wait for the cancelled turn to end, which waits for answers still on their way.
+ */
+const CONCURRENT_NOTIFICATIONS: ReadonlySet<string> = new Set(["session/cancel"]);
+
 function notificationRoute(spec: MethodSpec, impl: Implementation, fn: Handler): NotificationRoute {
   return {
     validate: spec.validateParams,
     optionalParams: spec.optionalParams,
+    concurrent: CONCURRENT_NOTIFICATIONS.has(spec.method),
     handle: (params) => fn.call(impl, params) as void | Promise<void>,
   };
 }

@@ -148,15 +148,20 @@ export function runValidator<T>(
 ): ValidationResult<T> {
   validatorState.strict = strict;
   validatorState.unknownVariants = 0;
-  if (validator(value, undefined)) {
-    return { ok: true, value: value as T, unknownVariants: validatorState.unknownVariants };
+  try {
+    if (validator(value, undefined)) {
+      return { ok: true, value: value as T, unknownVariants: validatorState.unknownVariants };
+    }
+    const issues: ValidationIssue[] = [];
+    validatorState.issues = issues;
+    validator(value, "");
+    validatorState.issues = [];
+    if (issues.length === 0) issues.push({ path: "", message: "does not match the schema" });
+    return { ok: false, issues };
+  } finally {
+    // The engine calls validators directly, outside this function: leave the lenient default.
+    validatorState.strict = false;
   }
-  const issues: ValidationIssue[] = [];
-  validatorState.issues = issues;
-  validator(value, "");
-  validatorState.issues = [];
-  if (issues.length === 0) issues.push({ path: "", message: "does not match the schema" });
-  return { ok: false, issues };
 }
 
 /** The outcome of {@link salvage}: valid as received, valid after repairs, or invalid. */

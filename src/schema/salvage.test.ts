@@ -2,9 +2,19 @@ import { describe, expect, it } from "vitest";
 import { rawPeer, tick } from "../../test/support/raw-peer.js";
 import { ClientSideConnection, type SessionNotification } from "../index.js";
 import { salvage } from "./runtime.js";
+import { validate } from "./validate.js";
 import { DEF_VALIDATORS } from "./validators.gen.js";
 
 const V = DEF_VALIDATORS;
+
+describe("strict validation", () => {
+  it("applies to its own run only: the validators the engine calls stay lenient", () => {
+    const future = { sessionId: "s", update: { sessionUpdate: "hologram", beams: 3 } };
+    expect(validate("SessionNotification", future, { strict: true }).ok).toBe(false);
+    // The connection calls the generated validators directly for its fast check.
+    expect(V.SessionNotification(future, undefined)).toBe(true);
+  });
+});
 
 describe("salvage (the reference decoder's leniency)", () => {
   it("drops invalid optional fields marked default-on-error, keeping the rest", () => {

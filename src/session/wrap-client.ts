@@ -6,14 +6,7 @@
  */
 import type { SessionNotification } from "../schema/types.gen.js";
 import type { Client } from "../peer/client.js";
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === "function"
-  );
-}
+import { isThenable } from "../jsonrpc/messages.js";
 
 /**
  * A view of `client` whose `sessionUpdate` first calls `observe(params)`, then the

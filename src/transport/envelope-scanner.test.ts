@@ -34,6 +34,13 @@ describe("EnvelopeScanner", () => {
     });
   });
 
+  it("recovers every safe integer id, and no unsafe one", () => {
+    expect(scan('{"id":9007199254740991,"method":"x"}')).toMatchObject({ id: 9007199254740991 });
+    expect(scan('{"id":-1234567890123456,"method":"x"}')).toMatchObject({ id: -1234567890123456 });
+    expect(scan('{"id":9007199254740993,"method":"x"}')).not.toHaveProperty("id");
+    expect(scan('{"id":1.5,"method":"x"}')).not.toHaveProperty("id");
+  });
+
   it("is not fooled by keys inside strings or escaped quotes", () => {
     expect(scan('{"params":"\\"id\\":3","method":"m","id":4}')).toEqual({
       id: 4,

@@ -69,7 +69,11 @@ export class EnvelopeScanner {
     if (this.idRaw !== undefined) {
       if (this.idIsString) id = unescapeJsonString(this.idRaw);
       else if (this.idRaw === "null") id = null;
-      else if (/^-?\d{1,15}$/.test(this.idRaw)) id = Number(this.idRaw);
+      else if (/^-?\d+$/.test(this.idRaw)) {
+        const n = Number(this.idRaw);
+        // Past 2^53 the number JSON.parse would give is not the id that was sent.
+        if (Number.isSafeInteger(n)) id = n;
+      }
     }
     return id === undefined
       ? { hasMethod: this.hasMethod, hasOutcome: this.hasOutcome }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { rawPeer, tick } from "../../test/support/raw-peer.js";
 import { JsonRpcConnection } from "../jsonrpc/connection.js";
 import type { Router } from "../jsonrpc/dispatch.js";
@@ -133,6 +133,66 @@ describe("ndJsonStream framing", () => {
     release();
     await tick(5);
     expect(done).toBe(true);
+  });
+
+  it("stops reading while its answers are not read: a request flood cannot fill memory", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let written = 0;
+    const output = new WritableStream<Uint8Array>({
+      write: async (chunk) => {
+        written += chunk.length;
+        await gate;
+      },
+    });
+    // Each pull hands over 1000 requests for an unknown method (answered -32601).
+    let pulls = 0;
+    const batch = new TextEncoder().encode(
+      Array.from(
+        { length: 1000 },
+        (_, i) => JSON.stringify({ jsonrpc: "2.0", id: i, method: "no/such/method" }) + "\n",
+      ).join(""),
+    );
+    const input = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++;
+        if (pulls > 100) controller.close();
+        else controller.enqueue(batch);
+      },
+    });
+    new JsonRpcConnection(ndJsonStream(output, input), echoRouter);
+    await tick(50);
+    // About 1 MiB of answers is queued (some 12,000), then reading waits for the output.
+    const paused = pulls;
+    expect(paused).toBeLessThan(30);
+    await tick(20);
+    expect(pulls).toBe(paused);
+    release();
+    await vi.waitFor(() => expect(pulls).toBeGreaterThan(100), { timeout: 10_000 });
+    expect(written).toBeGreaterThan(0);
+  });
+
+  it("gives up on output the peer does not read when closing, instead of hanging", async () => {
+    const output = new WritableStream<Uint8Array>({
+      write: () => new Promise<void>(() => undefined),
+    });
+    const logger = recordingLogger();
+    const connection = new JsonRpcConnection(
+      ndJsonStream(output, new ReadableStream()),
+      echoRouter,
+      {
+        logger,
+      },
+    );
+    void connection.notify("n", "stuck in the pipe");
+    void connection.notify("n", "queued behind it");
+    connection.close();
+    await connection.closed;
+    await vi.waitFor(
+      () =>
+        expect(logger.records.some((r) => r.message.includes("not written in time"))).toBe(true),
+      { timeout: 5000 },
+    );
   });
 
   it("can be used through its readable/writable by anyone, once", async () => {

@@ -8,7 +8,9 @@
  *
  * Writing: one long-lived writer; a message is written at once when no write is in flight,
  * and messages queued meanwhile are joined into the next single chunk (no added latency,
- * bounded by a high-water mark that pushes back on senders).
+ * bounded by a high-water mark that pushes back on senders). While that queue is over the
+ * mark, reading pauses too: a peer that sends requests but does not read our answers
+ * cannot make them pile up in memory.
  *
  * @module
  */
@@ -35,6 +37,12 @@ const SLAB_BYTES = 64 * 1024;
 
 /** Characters queued for writing beyond which senders are asked to wait. */
 const HIGH_WATER_CHARS = 1024 * 1024;
+
+/**
+ * How long closing waits for queued output to be written before it gives up on the
+ * output (a peer that stopped reading must not keep us from closing).
+ */
+const CLOSE_FLUSH_MS = 2000;
 
 /** Options of {@link ndJsonStream}. */
 export interface NdJsonStreamOptions {
@@ -98,9 +106,9 @@ class NdJsonTransport implements Transport {
   }
 
   send(message: object): void | Promise<void> {
+    if (this.closing || this.failed) return;
     const line = JSON.stringify(message) as string | undefined;
     if (line === undefined) throw new TypeError("A message must be a JSON-serialisable object");
-    if (this.closing || this.failed) return;
     if (!this.writing) {
       this.writing = true;
       this.write(line + "\n");
@@ -119,11 +127,34 @@ class NdJsonTransport implements Transport {
     const reader = this.reader;
     if (reader !== undefined) reader.cancel().catch(NOOP);
     else this.input.cancel().catch(NOOP);
-    if (this.writing && !this.failed)
-      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.writing && !this.failed) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const flushed = await Promise.race([
+        new Promise<boolean>((resolve) => this.idleWaiters.push(() => resolve(true))),
+        new Promise<boolean>(
+          (resolve) => (timer = setTimeout(() => resolve(false), CLOSE_FLUSH_MS)),
+        ),
+      ]);
+      clearTimeout(timer);
+      if (!flushed) {
+        this.logger.warn?.("Queued output was not written in time; the output is aborted", {
+          queuedChars: this.queuedChars,
+        });
+        this.failed = true;
+        this.releaseWaiters();
+        this.writer?.abort(new Error("closed before queued output could be written")).catch(NOOP);
+        return;
+      }
+    }
     this.releaseWaiters();
     const writer = this.acquireWriter();
     if (writer !== undefined && !this.failed) await writer.close().catch(NOOP);
+  }
+
+  /** Resolves when the queued output is under the high-water mark (or cannot be written). */
+  private outputDrained(): Promise<void> | undefined {
+    if (this.queuedChars <= HIGH_WATER_CHARS || this.failed || this.closing) return undefined;
+    return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
   }
 
   private acquireWriter(): WritableStreamDefaultWriter<Uint8Array> | undefined {
@@ -223,6 +254,8 @@ class NdJsonTransport implements Transport {
           }
         }
         if (this.isClosing()) return;
+        const drained = this.outputDrained();
+        if (drained !== undefined) await drained;
       }
       if (this.isClosing()) return;
       const last = splitter.end();

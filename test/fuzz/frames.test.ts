@@ -36,7 +36,7 @@
  * - notifications and responses never get an answer;
  * - an oversized line is answered -32600 exactly when it is a request whose id the
  *   envelope scanner can recover, and never otherwise (recoverable: a top-level `id`
- *   that is `null`, an integer literal of at most 15 digits, or a string of at most 256
+ *   that is `null`, a safe integer literal (|n| < 2^53), or a string of at most 256
  *   raw characters with no raw non-ASCII bytes; a raw non-ASCII string id is recovered
  *   only from the part of the line buffered before it crossed the limit, so 0 or 1);
  * - every request the connection sent settles exactly as the answer frame dictates;
@@ -1514,14 +1514,18 @@ class Gen {
       case 0:
         return { text: "null", meta: { id: null } };
       case 1: {
-        const digits = "9".repeat(15);
+        const digits = rng.pick([
+          "9".repeat(15),
+          "1234567890123456",
+          String(Number.MAX_SAFE_INTEGER),
+        ]);
         const text = rng.chance(0.5) ? digits : `-${digits}`;
         return { text, meta: { id: Number(text) } };
       }
       case 2:
-        // Not recoverable: more than 15 digits, or not an integer literal.
+        // Not recoverable: not a safe integer, or not an integer literal.
         return {
-          text: rng.pick(["1234567890123456", "1.0", "1e3", "true", '{"a":1}', "[1]", "-0.5"]),
+          text: rng.pick(["9007199254740993", "1.0", "1e3", "true", '{"a":1}', "[1]", "-0.5"]),
           meta: {},
         };
       case 3: {

@@ -1,0 +1,204 @@
+/**
+ * The order in which inbound messages reach user code.
+ *
+ * - Messages are delivered in arrival order.
+ * - A notification handler that returns a promise holds up the messages after it until
+ *   the promise settles (so that async handlers see updates one at a time, and a response
+ *   is not delivered before the notifications that came ahead of it were handled) —
+ *   except responses to requests sent while that handler ran: the handler may be waiting
+ *   for one of them, and holding it back would deadlock. `$/cancel_request` is never held
+ *   up either. Routes marked `concurrent` do not hold anything up.
+ * - A message read together with a response that came before it (in the same chunk, so
+ *   in the same synchronous delivery) waits for a macrotask, so that the code awaiting the
+ *   response runs before that message's handler: as it would had they come in two reads.
+ * - The transport keeps reading while a handler holds up delivery, so the end of the
+ *   input is seen at once; what has arrived by then is delivered (without waiting for
+ *   handlers any more) before the connection closes. A large backlog pushes back on the
+ *   transport instead of growing without bound.
+ *
+ * @module
+ */
+import { CANCEL_REQUEST_METHOD, RESPONSE_DELIVERED, type DispatchOutcome } from "./dispatch.js";
+import type { Logger } from "./logger.js";
+import { isPlainObject } from "./messages.js";
+
+/** Messages waiting beyond which the transport is asked to stop reading for a while. */
+const MAX_BACKLOG = 10_000;
+
+/** How long a handler may hold up delivery before a warning is logged. */
+const STALL_WARNING_MS = 10_000;
+
+/** What the inbox needs from its connection. */
+export interface InboxHost {
+  /** Delivers one message to user code. */
+  dispatch(message: unknown): DispatchOutcome;
+  /** The id the next outbound request will get (ids grow by one per request). */
+  nextRequestId(): number;
+  /** True once the connection is closed: nothing is delivered any more. */
+  readonly isClosed: boolean;
+  readonly logger: Logger;
+}
+
+/** A notification handler holding up delivery. */
+interface Hold {
+  readonly method: string;
+  /** The first outbound request id sent while the handler ran. */
+  readonly firstRequestId: number;
+  readonly since: number;
+  warned: boolean;
+}
+
+type Scheduler = (task: () => void) => void;
+
+/** A macrotask: `setImmediate` where there is one (Node, Bun), else a zero timeout. */
+const nextTask: Scheduler = (() => {
+  const immediate = (globalThis as { setImmediate?: (task: () => void) => unknown }).setImmediate;
+  if (typeof immediate === "function") return (task) => void immediate(task);
+  return (task) => void setTimeout(task, 0);
+})();
+
+/** See the module comment. */
+export class Inbox {
+  private backlog: unknown[] = [];
+  private head = 0;
+  private hold: Hold | undefined;
+  /** Set after a response, until the code awaiting it has run (see the module comment). */
+  private yielding = false;
+  /** Set once the input ended: deliver what is left without waiting for handlers. */
+  private finishing: (() => void) | undefined;
+  private resumeReading: (() => void) | undefined;
+
+  /** @param host - The connection. */
+  constructor(private readonly host: InboxHost) {}
+
+  /**
+   * Takes one message from the transport. Returns a promise when the transport should
+   * stop reading until it settles (the backlog is full).
+   */
+  push(message: unknown): void | Promise<void> {
+    if (this.host.isClosed) return;
+    if (this.idle || this.passesHold(message)) {
+      this.deliver(message);
+      return;
+    }
+    this.backlog.push(message);
+    this.noteStall();
+    if (this.backlog.length - this.head >= MAX_BACKLOG) {
+      return new Promise<void>((resolve) => (this.resumeReading = resolve));
+    }
+  }
+
+  /**
+   * The input ended (or failed): delivers what is waiting, no longer holding it up for
+   * handlers, then calls `done` (once; at once when nothing waits).
+   */
+  finish(done: () => void): void {
+    if (this.finishing !== undefined) return;
+    this.finishing = done;
+    this.hold = undefined;
+    this.drain();
+  }
+
+  /** The connection closed: drops what is waiting. */
+  clear(): void {
+    this.backlog = [];
+    this.head = 0;
+    this.hold = undefined;
+    this.wakeReader();
+  }
+
+  private get idle(): boolean {
+    return this.hold === undefined && !this.yielding && this.head === this.backlog.length;
+  }
+
+  /** Responses to requests sent during the hold, and `$/cancel_request`, go past it. */
+  private passesHold(message: unknown): boolean {
+    const hold = this.hold;
+    if (hold === undefined || !isPlainObject(message)) return false;
+    if (message.method === undefined) {
+      return typeof message.id === "number" && message.id >= hold.firstRequestId;
+    }
+    return message.method === CANCEL_REQUEST_METHOD;
+  }
+
+  private deliver(message: unknown): void {
+    // Taken first: a handler may send a request before it first awaits.
+    const firstRequestId = this.host.nextRequestId();
+    const outcome = this.host.dispatch(message);
+    if (outcome === undefined) return;
+    if (outcome === RESPONSE_DELIVERED) {
+      if (!this.yielding) {
+        this.yielding = true;
+        queueMicrotask(this.endYield);
+      }
+      return;
+    }
+    if (this.finishing !== undefined) return;
+    const hold: Hold = {
+      method: isPlainObject(message) ? String(message.method) : "",
+      firstRequestId,
+      since: Date.now(),
+      warned: false,
+    };
+    this.hold = hold;
+    const release = (): void => {
+      if (this.hold !== hold) return;
+      this.hold = undefined;
+      this.drain();
+    };
+    outcome.then(release, release);
+  }
+
+  /**
+   * Runs once the synchronous delivery that included a response is over. If nothing came
+   * with the response, delivery goes on at once; else what came waits for a macrotask.
+   */
+  private readonly endYield = (): void => {
+    if (this.head === this.backlog.length) this.yielding = false;
+    else nextTask(this.afterYield);
+  };
+
+  private readonly afterYield = (): void => {
+    this.yielding = false;
+    this.drain();
+  };
+
+  private drain(): void {
+    while (this.head < this.backlog.length) {
+      if (this.host.isClosed) {
+        this.clear();
+        return;
+      }
+      if (this.yielding || this.hold !== undefined) break;
+      const message = this.backlog[this.head];
+      this.backlog[this.head++] = undefined;
+      this.deliver(message);
+    }
+    if (this.head === this.backlog.length) {
+      this.backlog = [];
+      this.head = 0;
+    }
+    if (this.backlog.length - this.head < MAX_BACKLOG / 2) this.wakeReader();
+    if (this.finishing !== undefined && !this.yielding && this.head === this.backlog.length) {
+      const done = this.finishing;
+      this.finishing = () => undefined;
+      done();
+    }
+  }
+
+  private wakeReader(): void {
+    const resume = this.resumeReading;
+    this.resumeReading = undefined;
+    resume?.();
+  }
+
+  private noteStall(): void {
+    const hold = this.hold;
+    if (hold === undefined || hold.warned || Date.now() - hold.since < STALL_WARNING_MS) return;
+    hold.warned = true;
+    this.host.logger.warn?.(
+      "A notification handler has held up later messages for a long time; they wait until it settles",
+      { method: hold.method, waitingMessages: this.backlog.length - this.head },
+    );
+  }
+}
