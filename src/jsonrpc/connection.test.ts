@@ -303,6 +303,28 @@ describe("JsonRpcConnection: ordering", () => {
     expect(events).toEqual(["response", "update 1", "update 2"]);
   });
 
+  it("settles many responses of one chunk together, then runs the notification after them", async () => {
+    const peer = rawPeer();
+    const events: string[] = [];
+    const c = new JsonRpcConnection(
+      peer.stream,
+      router({}, { update: { handle: () => void events.push("update") } }),
+    );
+    const calls = [0, 1, 2].map((i) =>
+      c.request("read").then(async () => {
+        await Promise.resolve();
+        events.push(`response ${i}`);
+      }),
+    );
+    const ids = [(await peer.next()).id, (await peer.next()).id, (await peer.next()).id];
+    await peer.write(
+      ids.map((id) => line({ id, result: {} })).join("") + line({ method: "update" }),
+    );
+    await Promise.all(calls);
+    await tick(5);
+    expect(events).toEqual(["response 0", "response 1", "response 2", "update"]);
+  });
+
   it("lets a notification handler wait for its own request: that answer passes the held messages", async () => {
     const peer = rawPeer();
     const events: string[] = [];

@@ -8,9 +8,10 @@
  *   except responses to requests sent while that handler ran: the handler may be waiting
  *   for one of them, and holding it back would deadlock. `$/cancel_request` is never held
  *   up either. Routes marked `concurrent` do not hold anything up.
- * - A message read together with a response that came before it (in the same chunk, so
- *   in the same synchronous delivery) waits for a macrotask, so that the code awaiting the
- *   response runs before that message's handler: as it would had they come in two reads.
+ * - A request or notification read together with a response that came before it (in the
+ *   same chunk, so in the same synchronous delivery) waits for a macrotask, so that the
+ *   code awaiting the response runs before that message's handler: as it would had they
+ *   come in two reads. (Further responses need not wait: settling one runs no user code.)
  * - The transport keeps reading while a handler holds up delivery, so the end of the
  *   input is seen at once; what has arrived by then is delivered (without waiting for
  *   handlers any more) before the connection closes. A large backlog pushes back on the
@@ -77,7 +78,7 @@ export class Inbox {
    */
   push(message: unknown): void | Promise<void> {
     if (this.host.isClosed) return;
-    if (this.idle || this.passesHold(message)) {
+    if (this.idle || this.passesHold(message) || this.passesYield(message)) {
       this.deliver(message);
       return;
     }
@@ -119,6 +120,21 @@ export class Inbox {
       return typeof message.id === "number" && message.id >= hold.firstRequestId;
     }
     return message.method === CANCEL_REQUEST_METHOD;
+  }
+
+  /**
+   * During a yield, another response with nothing waiting before it is delivered at once:
+   * settling it runs no user code before the awaiting code of the first one (many answers
+   * in one chunk are common when many requests are in flight).
+   */
+  private passesYield(message: unknown): boolean {
+    return (
+      this.yielding &&
+      this.hold === undefined &&
+      this.head === this.backlog.length &&
+      isPlainObject(message) &&
+      message.method === undefined
+    );
   }
 
   private deliver(message: unknown): void {
