@@ -2,7 +2,7 @@
  * The live view of `acp-kit run` and `acp-kit demo`, driven in a real terminal (tmux):
  * keys are sent and the screen is read, as a person would.
  */
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -107,6 +107,39 @@ describe("acp-kit run (live view)", () => {
     await t.waitFor("(the turn ended: cancelled)");
     t.keys("C-c");
     await t.waitFor("[exited 0]");
+  });
+
+  it("keeps a reply taller than the window from wiping the scrollback or losing lines", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-kit-tall-"));
+    const scenario = join(dir, "tall.json");
+    const words = Array.from({ length: 400 }, (_, i) => `word${i + 1}`);
+    const lines = Array.from({ length: 40 }, (_, i) => words.slice(i * 10, i * 10 + 10).join(" "));
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        agent: { info: { name: "tall", version: "1" } },
+        turns: [{ steps: [{ text: lines.join("\n"), chunk: "line", delayMs: 15 }] }],
+      }),
+    );
+    const t = TmuxSession.start(
+      `seq -f MARKER-%g 1 30; ${shellQuote(process.execPath)} ${shellQuote(cli)} run -- ${shellQuote(process.execPath)} ${shellQuote(scriptedAgent)} ${shellQuote(scenario)}`,
+      { cwd: repoRoot, width: 80, height: 24 },
+    );
+    sessions.push(t);
+    await t.waitFor("tall 1");
+    t.type("go");
+    t.keys("Enter");
+    // While it streams, the live area shows the end of the reply and says what is above.
+    await t.waitFor(/lines above/);
+    await t.waitFor(/word391 .* word400\n/);
+    await t.waitFor(/›\s+type a message/);
+    t.type("x");
+    const screen = await t.waitFor("› x");
+    // Every line of the reply was printed once, in order, and what was on the terminal
+    // before the CLI started is still in the scrollback.
+    const printed = screen.split("\n").filter((l) => /^word\d+ /.test(l));
+    expect(printed).toEqual(lines);
+    expect(screen.match(/MARKER-\d+/g)).toHaveLength(30);
   });
 
   it("exits only on two Ctrl-C in a row: another key in between starts the count again", async () => {

@@ -23,7 +23,7 @@ import { Markdown } from "./markdown.js";
 import { QuestionView } from "./question-view.js";
 import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
 import { selectValues } from "./commands.js";
-import { blocksText, tokens } from "./text.js";
+import { blocksText, finishedPrefix, liveTail, tokens } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
 import type { TranscriptEntry, UiModel } from "./ui-model.js";
 
@@ -42,17 +42,29 @@ export interface AppProps {
 function ItemView({
   item,
   ui,
-  live,
   asking,
+  maxRows,
 }: {
   item: ThreadItem;
   ui: UiModel;
-  live: boolean;
   asking?: string | undefined;
+  /** For the item still streaming: show only its end, about this many rows. */
+  maxRows?: number | undefined;
 }): ReactNode {
+  const { stdout } = useStdout();
+  const columns = stdout.columns || 80;
   switch (item.type) {
     case "message": {
-      const text = blocksText(item.content);
+      const full = blocksText(item.content);
+      const shown =
+        maxRows === undefined ? { text: full, hiddenLines: 0 } : liveTail(full, maxRows, columns);
+      const text = shown.text;
+      const earlier =
+        shown.hiddenLines > 0 ? (
+          <Text dimColor>
+            … {shown.hiddenLines} lines above (the whole reply is printed when it is complete)
+          </Text>
+        ) : null;
       if (item.role === "user") {
         return (
           <Box marginTop={1}>
@@ -73,23 +85,25 @@ function ItemView({
           );
         }
         return (
-          <Text dimColor italic>
-            ✻ {text.trim()}
-          </Text>
+          <Box flexDirection="column">
+            {earlier}
+            <Text dimColor italic>
+              ✻ {text.trim()}
+            </Text>
+          </Box>
         );
       }
-      return <Markdown text={text} />;
+      return (
+        <Box flexDirection="column">
+          {earlier}
+          <Markdown text={text} />
+        </Box>
+      );
     }
     case "tool_call":
       // While a permission question about this call is open, the question shows it.
       if (asking === item.toolCallId) return null;
-      return (
-        <ToolCallView
-          call={item}
-          terminals={ui.terminals}
-          expanded={live || item.status !== "completed"}
-        />
-      );
+      return <ToolCallView call={item} terminals={ui.terminals} expanded />;
     case "compaction":
       return <Text dimColor>⟳ context compaction: {item.status}</Text>;
     default:
@@ -121,7 +135,7 @@ function PlanView({ entries }: { entries: readonly PlanEntry[] }): ReactNode {
 }
 
 function TranscriptView({ entry, ui }: { entry: TranscriptEntry; ui: UiModel }): ReactNode {
-  if (entry.kind === "item") return <ItemView item={entry.item} ui={ui} live={false} />;
+  if (entry.kind === "item") return <ItemView item={entry.item} ui={ui} />;
   if (entry.kind === "plan") return <PlanView entries={entry.entries} />;
   const color =
     entry.notice.level === "error" ? "red" : entry.notice.level === "warn" ? "yellow" : "gray";
@@ -264,7 +278,8 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   useSyncExternalStore(controller.onChange, controller.snapshot);
   useSyncExternalStore(ui.subscribe, ui.snapshot);
   const app = useApp();
-  const columns = useStdout().stdout.columns || 80;
+  const { stdout } = useStdout();
+  const columns = stdout.columns || 80;
   // A ref, not state: two Ctrl-C can arrive before the next render.
   const interrupts = useRef(0);
   const [sentInitial, setSentInitial] = useState(false);
@@ -274,10 +289,16 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   const thread = state?.thread ?? [];
   const settled = sessionId === undefined ? 0 : ui.settledCount(sessionId);
 
-  // Items stop changing on screen once their turn is over (or a history replay ended).
+  // Items are printed for good once they stop changing: during a turn, finished tool calls
+  // and messages something followed; the rest (and the plan) when the turn is over. A
+  // history being replayed is printed once it is complete.
   useEffect(() => {
-    if (sessionId !== undefined && state !== undefined && phase !== "prompting" && !state.loading) {
-      ui.settle(sessionId, state.thread, state.plan);
+    if (sessionId === undefined || state === undefined || state.loading) return;
+    if (phase === "prompting") {
+      const from = ui.settledCount(sessionId);
+      ui.settle(sessionId, state.thread, finishedPrefix(state.thread, from), null);
+    } else {
+      ui.settle(sessionId, state.thread, state.thread.length, state.plan);
     }
   }, [phase, sessionId, state, ui]);
 
@@ -351,6 +372,13 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   const question = ui.questions[0];
   const live = thread.slice(settled);
   const showLivePlan = phase === "prompting" && state?.plan != null && state.plan.length > 0;
+  // The live area must stay smaller than the screen (see `liveTail`): what the streaming
+  // item may use after the status and input lines, the plan and a question.
+  const rows = stdout.rows || 24;
+  const liveRows = Math.max(
+    4,
+    rows - 8 - (showLivePlan ? state.plan.length + 2 : 0) - (question === undefined ? 0 : 12),
+  );
   const inputEnabled = question === undefined && (phase === "ready" || phase === "prompting");
   return (
     <Box flexDirection="column">
@@ -368,8 +396,8 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
             key={settled + i}
             item={item}
             ui={ui}
-            live
             asking={question?.request.toolCall.toolCallId}
+            maxRows={i === live.length - 1 ? liveRows : undefined}
           />
         ))}
         {showLivePlan ? <PlanView entries={state.plan} /> : null}

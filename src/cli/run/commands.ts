@@ -119,7 +119,7 @@ async function sessionsCommand(
   const how = await controller.switchSession(args);
   // The replayed history first, then the notice that says it is complete.
   const state = controller.state;
-  if (state !== undefined) ui.settle(args, state.thread, state.plan);
+  if (state !== undefined) ui.settle(args, state.thread, state.thread.length, state.plan);
   ui.notify("info", `${how === "loaded" ? "Loaded" : "Resumed"} session ${args}.`);
 }
 

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { Box, Text, useInput } from "ink";
+import { Box, Text, useInput, useStdout } from "ink";
 import { useState, type ReactNode } from "react";
 import type { PermissionOption } from "../../schema/types.gen.js";
 import type { SessionState } from "../../session/state.js";
@@ -38,6 +38,8 @@ export function QuestionView({
 }): ReactNode {
   const { request } = question;
   const options = request.options;
+  // The box must fit on the screen with the status and input lines.
+  const rows = useStdout().stdout.rows || 24;
   const [index, setIndex] = useState(0);
   const choose = (option: PermissionOption | undefined): void => {
     question.answer(
@@ -65,6 +67,7 @@ export function QuestionView({
         call={toolCallInQuestion(state, request.toolCall)}
         terminals={terminals}
         expanded
+        maxDiffLines={Math.max(6, rows - 14 - options.length)}
       />
       <Box flexDirection="column" marginTop={1}>
         {options.map((option, i) => (

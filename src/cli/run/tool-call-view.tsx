@@ -55,10 +55,13 @@ export function DiffView({
   path,
   oldText,
   newText,
+  maxLines = MAX_DIFF_LINES,
 }: {
   path: string;
   oldText: string | null;
   newText: string;
+  /** The most diff lines shown (default 40). */
+  maxLines?: number;
 }): ReactNode {
   const patch = structuredPatch(path, path, oldText ?? "", newText, "", "", { context: 2 });
   const lines: ReactNode[] = [];
@@ -66,7 +69,7 @@ export function DiffView({
   let hidden = 0;
   patch.hunks.forEach((hunk, h) => {
     const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
-    if (shown < MAX_DIFF_LINES) {
+    if (shown < maxLines) {
       lines.push(
         <Text key={`h${h}`} color="cyan" dimColor>
           {header}
@@ -74,7 +77,7 @@ export function DiffView({
       );
     }
     hunk.lines.forEach((line, i) => {
-      if (shown >= MAX_DIFF_LINES) {
+      if (shown >= maxLines) {
         hidden++;
         return;
       }
@@ -109,14 +112,21 @@ function head(text: string, max: number): { lines: string[]; hidden: number } {
 function ContentView({
   content,
   terminals,
+  maxDiffLines,
 }: {
   content: ToolCallContent;
   terminals: ReadonlyMap<string, string>;
+  maxDiffLines?: number | undefined;
 }): ReactNode {
   switch (content.type) {
     case "diff":
       return (
-        <DiffView path={content.path} oldText={content.oldText ?? null} newText={content.newText} />
+        <DiffView
+          path={content.path}
+          oldText={content.oldText ?? null}
+          newText={content.newText}
+          {...(maxDiffLines === undefined ? {} : { maxLines: maxDiffLines })}
+        />
       );
     case "terminal": {
       const output = terminals.get(content.terminalId) ?? "";
@@ -150,15 +160,18 @@ function ContentView({
   }
 }
 
-/** One tool call. `expanded` shows its content (running calls and the latest ones). */
+/** One tool call. `expanded` shows its content. */
 export function ToolCallView({
   call,
   terminals,
   expanded,
+  maxDiffLines,
 }: {
   call: ThreadToolCall;
   terminals: ReadonlyMap<string, string>;
   expanded: boolean;
+  /** The most lines of a diff shown (default 40). */
+  maxDiffLines?: number | undefined;
 }): ReactNode {
   const locations = call.locations.map((l) => (l.line == null ? l.path : `${l.path}:${l.line}`));
   return (
@@ -174,7 +187,12 @@ export function ToolCallView({
       {expanded && call.content.length > 0 ? (
         <Box flexDirection="column" marginLeft={2}>
           {call.content.map((content, i) => (
-            <ContentView key={i} content={content} terminals={terminals} />
+            <ContentView
+              key={i}
+              content={content}
+              terminals={terminals}
+              maxDiffLines={maxDiffLines}
+            />
           ))}
         </Box>
       ) : null}

@@ -44,6 +44,8 @@ export class UiModel {
   transcript: TranscriptEntry[] = [];
   /** How many thread items of each session are in the transcript. */
   private readonly settled = new Map<string, number>();
+  /** The plan printed last for each session (JSON), so that an unchanged one is not repeated. */
+  private readonly printedPlans = new Map<string, string>();
   /** Bumped by each replay, so that a replayed item gets a new key. */
   private readonly generations = new Map<string, number>();
   /** The recent output of each terminal, by terminal id. */
@@ -108,25 +110,28 @@ export class UiModel {
   }
 
   /**
-   * Prints the session's items from the last settled one to the end (and the final plan,
-   * if any): they stop changing on screen.
+   * Prints the session's items from the last settled one up to `upTo` (they stop changing
+   * on screen), then `plan` when given and different from the one printed last.
    */
   settle(
     sessionId: string,
     thread: readonly ThreadItem[],
+    upTo: number,
     plan: readonly PlanEntry[] | null,
   ): void {
     const from = this.settledCount(sessionId);
-    if (from >= thread.length) return;
     const prefix = `${sessionId}#${this.generations.get(sessionId) ?? 0}`;
     const added: TranscriptEntry[] = thread
-      .slice(from)
+      .slice(from, upTo)
       .map((item, i) => ({ key: `${prefix}:${from + i}`, kind: "item" as const, item }));
-    if (plan !== null && plan.length > 0) {
-      added.push({ key: `${prefix}:plan:${thread.length}`, kind: "plan", entries: plan });
+    const planText = plan === null || plan.length === 0 ? undefined : JSON.stringify(plan);
+    if (planText !== undefined && planText !== this.printedPlans.get(sessionId)) {
+      this.printedPlans.set(sessionId, planText);
+      added.push({ key: `${prefix}:plan:${this.nextNotice++}`, kind: "plan", entries: plan ?? [] });
     }
+    if (added.length === 0) return;
     this.transcript = [...this.transcript, ...added];
-    this.settled.set(sessionId, thread.length);
+    this.settled.set(sessionId, Math.max(from, upTo));
     this.changed();
   }
 
