@@ -15,7 +15,10 @@ export default defineConfig([
     treeshake: true,
   },
   {
-    // Executables: ESM only, with a shebang.
+    // Executables: ESM only, with a shebang. Split, so that each command loads only what
+    // it uses (`acp-kit agents` does not load the terminal UI), and so that the terminal
+    // UI is loaded after `run` has decided on colours (its colour library reads the
+    // environment once, when it is loaded).
     entry: { cli: "src/cli/main.ts", "scripted-agent": "src/testing/scripted-agent-main.ts" },
     format: ["esm"],
     dts: false,
@@ -23,7 +26,7 @@ export default defineConfig([
     clean: false,
     target: "node20",
     platform: "node",
-    splitting: false,
+    splitting: true,
     treeshake: true,
     banner: { js: "#!/usr/bin/env node" },
   },

@@ -283,6 +283,15 @@ describe("acp-kit run (live view)", () => {
 });
 
 describe("acp-kit demo (live view)", () => {
+  it("has no colours with NO_COLOR, on a terminal too", async () => {
+    const t = start("demo --fast", { NO_COLOR: "1" });
+    await t.waitFor("Permission requested", 30_000);
+    // No foreground colour sequence (ESC [ 3x m or ESC [ 9x m) anywhere.
+    expect(t.screen(true)).not.toMatch(new RegExp(String.fromCharCode(27) + "\\[(3\\d|9\\d)m"));
+    t.keys("Escape");
+    await t.waitFor(/✓ run .*node --version/, 30_000);
+  });
+
   it("runs the tour and writes its file only after permission is granted", async () => {
     const t = start("demo --fast");
     const intro = await t.waitFor(/acp-kit demo: a scripted agent working in (\S+)/);
