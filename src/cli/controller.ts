@@ -98,6 +98,11 @@ export class AgentController {
   sessionId: string | undefined;
   /** Authentication methods, while `phase` is `auth-required`. */
   authMethods: readonly schema.AuthMethod[] = [];
+  /**
+   * True once an agent process got as far as a session (or a login request): a later end
+   * is worth a restart; a first start that fails is not.
+   */
+  wasReady = false;
   /** How the agent ended (or why it could not start), once `phase` is `exited`. */
   exit: AgentEnd | undefined;
   private phaseValue: ControllerPhase = "starting";
@@ -367,6 +372,7 @@ export class AgentController {
 
   private setPhase(phase: ControllerPhase): void {
     this.phaseValue = phase;
+    if (phase === "ready" || phase === "auth-required") this.wasReady = true;
     this.emit();
   }
 

@@ -67,6 +67,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
       ? `(plain transcript${grantAll ? "; permission requests are granted inside that directory" : ""})`
       : "Type anything for the tour, /explain, /mode code, /help. Ctrl-C cancels a turn; twice exits.",
   ].join("\n");
+  // Also when a signal ends the program (it exits without coming back here).
+  const removeDirectory = (): void => rmSync(cwd, { recursive: true, force: true });
+  if (!options.keep) process.once("exit", removeDirectory);
   try {
     return await runInteractive({
       target: demoAgentTarget(options.fast),
@@ -82,6 +85,9 @@ export async function runDemo(options: DemoOptions): Promise<number> {
     });
   } finally {
     if (options.keep) process.stdout.write(`The demo's files are kept in ${cwd}\n`);
-    else rmSync(cwd, { recursive: true, force: true });
+    else {
+      process.off("exit", removeDirectory);
+      removeDirectory();
+    }
   }
 }

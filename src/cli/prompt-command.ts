@@ -12,7 +12,7 @@ import { wrapClient } from "../session/wrap-client.js";
 import type * as schema from "../schema/types.gen.js";
 import { AgentController } from "./controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
-import { endOnSignals } from "./signals.js";
+import { endOnSignals, signalExitCode } from "./signals.js";
 import type { AgentTarget } from "./target.js";
 import type { PermissionPolicy } from "../node/permission-policy.js";
 
@@ -114,7 +114,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
       ? { onStderr: (line: string) => err.write(`[agent] ${line}\n`) }
       : {}),
   });
-  const offSignals = endOnSignals(controller, { cancelTurns: true });
+  const signals = endOnSignals(controller, { cancelTurns: true });
   try {
     await controller.start();
     emit({
@@ -139,13 +139,18 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     if (!json && code !== ExitCodes.OK) err.write(`(stop reason: ${stopReason})\n`);
     return code;
   } catch (error) {
-    const { exitCode, message } = describeFailure(error);
+    const signal = signals.received;
+    // Ended by a signal: that is the news, not the connection it closed on the way.
+    const { exitCode, message } =
+      signal === undefined
+        ? describeFailure(error)
+        : { exitCode: signalExitCode(signal), message: `ended by ${signal}` };
     release();
     emit({ type: "error", exitCode, message });
     if (!json) err.write(`${seen.text ? "\n" : ""}acp-kit: ${message}\n`);
     return exitCode;
   } finally {
-    offSignals();
+    signals.dispose();
     await controller.close();
   }
 }

@@ -33,17 +33,25 @@ export function signalExitCode(signal: NodeJS.Signals): number {
   return 128 + constants.signals[signal];
 }
 
-/**
- * Handles the termination signals for `controller` (see the module comment); returns a
- * function that removes the handlers.
- */
-export function endOnSignals(controller: AgentController, options: SignalOptions = {}): () => void {
+/** What {@link endOnSignals} returns. */
+export interface SignalHandling {
+  /** The signal the program is ending for, once one came. */
+  readonly received: NodeJS.Signals | undefined;
+  /** Removes the handlers. */
+  dispose(): void;
+}
+
+/** Handles the termination signals for `controller` (see the module comment). */
+export function endOnSignals(
+  controller: AgentController,
+  options: SignalOptions = {},
+): SignalHandling {
   // The turn a Ctrl-C has cancelled: the next Ctrl-C in it ends the program.
   let cancelling = false;
   const offChange = controller.onChange(() => {
     if (controller.phase !== "prompting") cancelling = false;
   });
-  let ending = false;
+  let received: NodeJS.Signals | undefined;
   const handler = (signal: NodeJS.Signals): void => {
     if (signal === "SIGINT") {
       if (options.ignoreInterrupt?.() === true) return;
@@ -53,16 +61,21 @@ export function endOnSignals(controller: AgentController, options: SignalOptions
         return;
       }
     }
-    if (ending) return;
-    ending = true;
+    if (received !== undefined) return;
+    received = signal;
     void controller
       .close()
       .catch(() => undefined)
       .finally(() => process.exit(signalExitCode(signal)));
   };
   for (const signal of SIGNALS) process.on(signal, handler);
-  return () => {
-    offChange();
-    for (const signal of SIGNALS) process.off(signal, handler);
+  return {
+    get received() {
+      return received;
+    },
+    dispose() {
+      offChange();
+      for (const signal of SIGNALS) process.off(signal, handler);
+    },
   };
 }

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { groupMembers, isAlive } from "../node/fixtures/terminal-helpers.js";
 import { longTerminalScenario } from "../support/long-terminal.js";
 
@@ -199,6 +199,8 @@ describe("acp-kit prompt", () => {
         [cli, "prompt", "build it", "--", process.execPath, scriptedAgent, scenario.path],
         { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] },
       );
+      let stderr = "";
+      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
       const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
       const terminalPid = await scenario.terminalPid();
       expect(isAlive(terminalPid)).toBe(true);
@@ -207,6 +209,7 @@ describe("acp-kit prompt", () => {
       // The terminal leads its own process group: nothing of it may be left.
       expect(isAlive(terminalPid)).toBe(false);
       expect(groupMembers(terminalPid)).toEqual([]);
+      expect(stderr).toBe(`acp-kit: ended by ${signal}\n`);
     },
   );
 
@@ -252,6 +255,24 @@ describe("acp-kit demo (not a terminal)", () => {
     expect(result.stdout).toContain(`The demo's files are kept in ${join(tmp, created[0]!)}`);
     const files = readdirSync(join(tmp, created[0]!)).sort();
     expect(files).toEqual(["README.md", "acp-kit-demo.md"]);
+  });
+
+  it("removes its directory when a signal ends it too", async () => {
+    const tmp = mkdtempSync(join(tmpdir(), "acp-kit-demo-test-"));
+    const child = spawn(process.execPath, [cli, "demo"], {
+      cwd: repoRoot,
+      env: { ...process.env, TMPDIR: tmp, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    // The tour (with its pauses) is under way once the agent has connected.
+    await vi.waitFor(() => expect(stdout).toContain("connected to"), { timeout: 20_000 });
+    expect(readdirSync(tmp)).toHaveLength(1);
+    child.kill("SIGTERM");
+    expect(await closed).toBe(143);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it("removes its directory at the end, and follows a permission flag when given one", () => {

@@ -103,8 +103,11 @@ describe("acp-kit run (live view)", () => {
     t.keys("Enter");
     await t.waitFor("Waiting for you to cancel.");
     t.keys("C-c");
+    await t.waitFor("Cancelling the turn… (Ctrl-C again to exit)");
     await t.waitFor("(stopped)");
-    await t.waitFor("(the turn ended: cancelled)");
+    const ended = await t.waitFor("(the turn ended: cancelled)");
+    // The turn's prompt comes before what was said about it.
+    expect(ended.indexOf("› wait for me")).toBeLessThan(ended.indexOf("(the turn ended"));
     t.keys("C-c");
     await t.waitFor("[exited 0]");
   });
@@ -149,8 +152,9 @@ describe("acp-kit run (live view)", () => {
     await t.waitFor("Press Ctrl-C again to exit.");
     t.type("x");
     await t.waitFor("› x");
+    expect(t.screen()).not.toContain("Press Ctrl-C again to exit."); // the count is gone
     t.keys("C-c");
-    await t.waitFor(/Press Ctrl-C again to exit\.\s+Press Ctrl-C again to exit\./);
+    await t.waitFor("Press Ctrl-C again to exit.");
     expect(t.screen()).not.toContain("[exited");
     t.keys("C-c");
     await t.waitFor("[exited 0]");
@@ -169,6 +173,24 @@ describe("acp-kit run (live view)", () => {
     t.kill();
     await waitFor(() => !isAlive(terminalPid), "the terminal's process to end");
     expect(groupMembers(terminalPid)).toEqual([]);
+  });
+
+  it("ends with a message and code 3 when the agent cannot start: no restart offered", async () => {
+    const t = start("run -- /no/such/agent");
+    const screen = await t.waitFor("[exited 3]");
+    expect(screen).toMatch(/acp-kit: .*\/no\/such\/agent/);
+    expect(screen).not.toContain("Press r to restart");
+    expect(screen).not.toContain("Starting the agent");
+  });
+
+  it("leaves a clean screen on /quit: no input line or status left behind", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("/quit");
+    t.keys("Enter");
+    const screen = await t.waitFor("[exited 0]");
+    expect(screen).not.toContain("type a message");
+    expect(screen).toMatch(/^\[exited 0\]$/m);
   });
 
   it("says when the agent dies, quotes its stderr, and restarts it", async () => {

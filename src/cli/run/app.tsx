@@ -240,7 +240,8 @@ function AuthView({
 
 /** What the exit box says first. */
 function howItEnded(exit: AgentEnd | undefined): string {
-  if (exit?.error !== undefined) return `The agent could not be started: ${exit.error}`;
+  // Only a restart can fail here (a failed first start ends the program).
+  if (exit?.error !== undefined) return `The restart failed: ${exit.error}`;
   const status = exit?.status;
   if (status === undefined) return "The agent stopped.";
   return status.signal !== null
@@ -282,6 +283,13 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   const columns = stdout.columns || 80;
   // A ref, not state: two Ctrl-C can arrive before the next render.
   const interrupts = useRef(0);
+  // What the first Ctrl-C did and what a second would do, above the status line while
+  // the count stands (it is about now, not part of the transcript).
+  const [hint, setHint] = useState<string | undefined>(undefined);
+  const resetInterrupts = (): void => {
+    interrupts.current = 0;
+    setHint(undefined);
+  };
   const [sentInitial, setSentInitial] = useState(false);
   const phase = controller.phase;
   const sessionId = controller.sessionId;
@@ -304,8 +312,14 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
 
   const quit = (): void => {
     onQuit();
-    app.exit();
+    ui.leave();
   };
+
+  // Leaving: one last frame without the live area (no input line or spinner left on the
+  // screen), then exit.
+  useEffect(() => {
+    if (ui.leaving) app.exit();
+  });
 
   const send = (text: string): void => {
     const slash = parseSlash(text);
@@ -318,7 +332,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       });
       return;
     }
-    interrupts.current = 0;
+    resetInterrupts();
     void controller.prompt([{ type: "text", text }]).then(
       ({ stopReason }) => {
         if (stopReason !== "end_turn") ui.notify("warn", `(the turn ended: ${stopReason})`);
@@ -338,13 +352,13 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   const interrupt = (): void => {
     if (phase === "prompting" && interrupts.current === 0) {
       interrupts.current = 1;
-      ui.notify("warn", "Cancelling the turn… (Ctrl-C again to exit)");
+      setHint("Cancelling the turn… (Ctrl-C again to exit)");
       void controller.cancel();
       return;
     }
     if (interrupts.current === 0 && phase !== "exited") {
       interrupts.current = 1;
-      ui.notify("warn", "Press Ctrl-C again to exit.");
+      setHint("Press Ctrl-C again to exit.");
       return;
     }
     interrupts.current = 2;
@@ -359,7 +373,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       return;
     }
     // Any other key starts the count again: only two Ctrl-C in a row exit.
-    interrupts.current = 0;
+    if (interrupts.current !== 0) resetInterrupts();
     if (key.ctrl && input === "t") ui.toggleThoughts();
     if (phase === "exited") {
       if (input === "r") {
@@ -390,57 +404,65 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
           </Box>
         )}
       </Static>
-      <Box flexDirection="column">
-        {live.map((item, i) => (
-          <ItemView
-            key={settled + i}
-            item={item}
-            ui={ui}
-            asking={question?.request.toolCall.toolCallId}
-            maxRows={i === live.length - 1 ? liveRows : undefined}
-          />
-        ))}
-        {showLivePlan ? <PlanView entries={state.plan} /> : null}
-      </Box>
-      {question !== undefined ? (
-        <QuestionView
-          key={question.id}
-          question={question}
-          state={controller.sessions.get(question.request.sessionId)}
-          terminals={ui.terminals}
-        />
-      ) : null}
-      {phase === "auth-required" ? (
-        <AuthView
-          methods={controller.authMethods}
-          onChoose={(method) => {
-            // A terminal method hands the screen to the login command, which unmounts the
-            // view: say what happened once it is back.
-            const inTerminal = isTerminalAuth(method);
-            if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
-            void controller
-              .authenticate(method, (command, args, env) =>
-                suspend(() => inheritStdioRunner(command, args, env)),
-              )
-              .then(() => {
-                if (inTerminal) ui.notify("info", `Logged in (${method.name}); agent restarted.`);
-              })
-              .catch((error: unknown) =>
-                ui.notify("error", error instanceof Error ? error.message : String(error)),
-              );
-          }}
-        />
-      ) : null}
-      {phase === "exited" ? <ExitedView controller={controller} /> : null}
-      <Box marginTop={1} flexDirection="column">
-        <StatusLine controller={controller} state={state} />
-        <InputLine
-          enabled={inputEnabled}
-          canSubmit={phase === "ready"}
-          commands={allCommands(state?.availableCommands ?? null)}
-          onSubmit={send}
-        />
-      </Box>
+      {ui.leaving ? null : (
+        <>
+          <Box flexDirection="column">
+            {live.map((item, i) => (
+              <ItemView
+                key={settled + i}
+                item={item}
+                ui={ui}
+                asking={question?.request.toolCall.toolCallId}
+                maxRows={i === live.length - 1 ? liveRows : undefined}
+              />
+            ))}
+            {showLivePlan ? <PlanView entries={state.plan} /> : null}
+          </Box>
+          {question !== undefined ? (
+            <QuestionView
+              key={question.id}
+              question={question}
+              state={controller.sessions.get(question.request.sessionId)}
+              terminals={ui.terminals}
+            />
+          ) : null}
+          {phase === "auth-required" ? (
+            <AuthView
+              methods={controller.authMethods}
+              onChoose={(method) => {
+                // A terminal method hands the screen to the login command, which unmounts the
+                // view: say what happened once it is back.
+                const inTerminal = isTerminalAuth(method);
+                if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
+                void controller
+                  .authenticate(method, (command, args, env) =>
+                    suspend(() => inheritStdioRunner(command, args, env)),
+                  )
+                  .then(() => {
+                    if (inTerminal)
+                      ui.notify("info", `Logged in (${method.name}); agent restarted.`);
+                  })
+                  .catch((error: unknown) =>
+                    ui.notify("error", error instanceof Error ? error.message : String(error)),
+                  );
+              }}
+            />
+          ) : null}
+          {phase === "exited" && controller.wasReady ? (
+            <ExitedView controller={controller} />
+          ) : null}
+          <Box marginTop={1} flexDirection="column">
+            {hint === undefined ? null : <Text color="yellow">{hint}</Text>}
+            <StatusLine controller={controller} state={state} />
+            <InputLine
+              enabled={inputEnabled}
+              canSubmit={phase === "ready"}
+              commands={allCommands(state?.availableCommands ?? null)}
+              onSubmit={send}
+            />
+          </Box>
+        </>
+      )}
     </Box>
   );
 }

@@ -9,7 +9,7 @@ import { ReadStream } from "node:tty";
 import type { PermissionPolicy } from "../../node/permission-policy.js";
 import { AgentController } from "../controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
-import { endOnSignals } from "../signals.js";
+import { endOnSignals, signalExitCode } from "../signals.js";
 import type { AgentTarget } from "../target.js";
 import { PlainTranscript } from "./plain-transcript.js";
 import { UiModel } from "./ui-model.js";
@@ -105,13 +105,13 @@ async function runLive(options: RunOptions): Promise<number> {
   let instance = mount();
   // In raw mode Ctrl-C is a key (see the app); a signal ends the session, except a SIGINT
   // while a login command has the terminal: that Ctrl-C is the command's.
-  const offSignals = endOnSignals(controller, { ignoreInterrupt: () => suspension.active });
+  const signals = endOnSignals(controller, { ignoreInterrupt: () => suspension.active });
   let startFailure: string | undefined;
   controller.start().catch((error: unknown) => {
     const failure = describeFailure(error);
     exitCode = failure.exitCode;
     startFailure = failure.message;
-    instance.unmount();
+    ui.leave();
   });
   try {
     for (;;) {
@@ -123,7 +123,7 @@ async function runLive(options: RunOptions): Promise<number> {
       await pending;
     }
   } finally {
-    offSignals();
+    signals.dispose();
     keyboard.close();
     await controller.close();
   }
@@ -150,7 +150,7 @@ async function runPlain(options: RunOptions): Promise<number> {
   controller.sessions.subscribe(transcript.update);
   if (options.banner !== undefined) transcript.line(options.banner);
   let lastCode: number = ExitCodes.OK;
-  const offSignals = endOnSignals(controller, { cancelTurns: true });
+  const signals = endOnSignals(controller, { cancelTurns: true });
   try {
     await controller.start();
     const info = controller.info?.agentInfo;
@@ -176,11 +176,15 @@ async function runPlain(options: RunOptions): Promise<number> {
     }
     return lastCode;
   } catch (error) {
-    const { exitCode, message } = describeFailure(error);
+    const signal = signals.received;
+    const { exitCode, message } =
+      signal === undefined
+        ? describeFailure(error)
+        : { exitCode: signalExitCode(signal), message: `ended by ${signal}` };
     transcript.line(`acp-kit: ${message}`);
     return exitCode;
   } finally {
-    offSignals();
+    signals.dispose();
     await controller.close();
   }
 }

@@ -52,6 +52,8 @@ export class UiModel {
   readonly terminals = new Map<string, string>();
   /** Whether thoughts are shown in full (Ctrl-T). */
   showThoughts = false;
+  /** Set when the view is to close: it draws its last frame without the live area. */
+  leaving = false;
   /** Incremented on every change, for `useSyncExternalStore`. */
   version = 0;
   private nextNotice = 0;
@@ -154,6 +156,13 @@ export class UiModel {
     );
     this.changed();
   };
+
+  /** Closes the view (see {@link UiModel.leaving}). */
+  leave(): void {
+    if (this.leaving) return;
+    this.leaving = true;
+    this.changed();
+  }
 
   /** Toggles full thoughts. */
   toggleThoughts(): void {
