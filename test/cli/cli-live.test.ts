@@ -66,6 +66,25 @@ describe("acp-kit run (live view)", () => {
     await t.waitFor("hello!!!");
   });
 
+  it("edits like a shell: cursor keys, a held Backspace, a pasted block kept whole", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("please strXam");
+    t.keys("Left", "Left", "BSpace", "e");
+    await t.waitFor("› please stream");
+    t.keys("End", "C-u"); // Ctrl-U deletes back to the start of the line
+    t.type("abcdefgh");
+    t.keys("BSpace", "BSpace", "BSpace");
+    await t.waitFor(/› abcde\s*$/m);
+    t.keys("C-u");
+    // A paste of several lines is not sent line by line.
+    t.type("first line\nsecond stream line");
+    await t.waitFor(/› first line\n\s+second stream line/);
+    expect(t.screen()).not.toContain("one two three");
+    t.keys("Enter");
+    await t.waitFor("one two three four five");
+  });
+
   it("updates a tool call row in place, from running to completed", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("CLI test agent 1.2.3");

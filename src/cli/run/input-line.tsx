@@ -1,10 +1,12 @@
 /**
- * The input line: typing, history (↑/↓), and slash-command completion (Tab).
+ * The input line: editing (see `line-editor.ts`), history (↑/↓), slash-command completion
+ * (Tab, again for the next match) and multi-line pastes.
  *
  * @module
  */
 import { Box, Text, useInput } from "ink";
 import { useRef, useState, type ReactNode } from "react";
+import { EMPTY_LINE, editLine, type LineState } from "./line-editor.js";
 import { completions, type SlashCommand } from "./slash.js";
 
 /** Props of {@link InputLine}. */
@@ -19,84 +21,48 @@ export interface InputLineProps {
   readonly onSubmit: (text: string) => void;
 }
 
-/** Without control characters (a Ctrl-C that came with other keys, ...): they are not text. */
-function withoutControls(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, "");
-}
-
 /** See the module comment. */
 export function InputLine({ enabled, canSubmit, commands, onSubmit }: InputLineProps): ReactNode {
   // Keys can arrive faster than React renders (a pasted line, or text and Enter sent
-  // together by a terminal multiplexer), so the handler works on refs that change at
+  // together by a terminal multiplexer), so the handler works on a ref that changes at
   // once, and the state only drives what is drawn.
-  const [value, setValueState] = useState("");
-  const current = useRef("");
+  const [line, setLineState] = useState<LineState>(EMPTY_LINE);
+  const current = useRef<LineState>(EMPTY_LINE);
   const history = useRef<string[]>([]);
-  const back = useRef(0);
-  const suggestions = completions(value, commands).slice(0, 6);
-
-  const setValue = (next: string): void => {
-    current.current = next;
-    setValueState(next);
-  };
-  const submit = (text: string): void => {
-    if (text !== "" && canSubmit) {
-      onSubmit(text);
-      history.current.push(text);
-    }
-  };
+  const suggestions = completions(line.text, commands).slice(0, 6);
 
   useInput(
     (input, key) => {
-      if (key.ctrl || key.meta) return;
-      if (key.return) {
-        const text = current.current.trim();
-        if (text === "" || !canSubmit) return;
-        submit(text);
-        back.current = 0;
-        setValue("");
-        return;
+      // Ctrl-C and Ctrl-T belong to the view.
+      if (key.ctrl && (input === "c" || input === "t")) return;
+      const { state, submit } = editLine(current.current, input, key, {
+        history: history.current,
+        canSubmit,
+        complete: (text) => completions(text, commands).map((c) => c.name),
+      });
+      current.current = state;
+      setLineState(state);
+      if (submit !== undefined) {
+        history.current.push(submit);
+        onSubmit(submit);
       }
-      if (key.tab) {
-        const first = completions(current.current, commands)[0];
-        if (first !== undefined) setValue(`/${first.name} `);
-        return;
-      }
-      if (key.upArrow || key.downArrow) {
-        const past = history.current;
-        const next = Math.max(0, Math.min(past.length, back.current + (key.upArrow ? 1 : -1)));
-        back.current = next;
-        setValue(next === 0 ? "" : (past[past.length - next] ?? ""));
-        return;
-      }
-      if (key.backspace || key.delete) {
-        setValue(current.current.slice(0, -1));
-        return;
-      }
-      if (key.escape || key.leftArrow || key.rightArrow) return;
-      // A pasted or fast-typed chunk may carry Enter inside it: send at the first newline
-      // (while a turn runs nothing is sent, and the text stays on the line).
-      const parts = input.split(/\r\n|\r|\n/).map(withoutControls);
-      if (parts.length > 1 && canSubmit) {
-        submit((current.current + (parts[0] ?? "")).trim());
-        back.current = 0;
-        setValue(parts.slice(1).join(" ").trimStart());
-        return;
-      }
-      const text = parts.join(" ");
-      if (text !== "") setValue(current.current + text);
     },
     { isActive: enabled },
   );
 
+  const { text, cursor } = line;
+  const under = text.slice(cursor, cursor + 1);
   return (
     <Box flexDirection="column">
       <Box>
         <Text color={enabled ? "cyan" : "gray"}>{"› "}</Text>
-        <Text>{value}</Text>
-        {enabled ? <Text inverse> </Text> : null}
-        {value === "" && enabled ? <Text dimColor> type a message, / for commands</Text> : null}
+        <Text>
+          {text.slice(0, cursor)}
+          {enabled ? <Text inverse>{under === "" || under === "\n" ? " " : under}</Text> : under}
+          {under === "\n" ? "\n" : ""}
+          {text.slice(cursor + 1)}
+        </Text>
+        {text === "" && enabled ? <Text dimColor> type a message, / for commands</Text> : null}
       </Box>
       {enabled
         ? suggestions.map((c) => (

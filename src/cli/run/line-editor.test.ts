@@ -1,0 +1,125 @@
+import { describe, expect, it } from "vitest";
+import {
+  EMPTY_LINE,
+  editLine,
+  type EditContext,
+  type KeyPress,
+  type LineState,
+} from "./line-editor.js";
+
+const context = (over: Partial<EditContext> = {}): EditContext => ({
+  history: [],
+  canSubmit: true,
+  complete: (text) =>
+    ["mode", "model", "new"].filter((n) => text.startsWith("/") && n.startsWith(text.slice(1))),
+  ...over,
+});
+
+/** Applies inputs in order: a string is raw input, an object a key. */
+function run(
+  steps: readonly (string | [string, KeyPress])[],
+  ctx: EditContext = context(),
+  from: LineState = EMPTY_LINE,
+): { state: LineState; sent: string[] } {
+  let state = from;
+  const sent: string[] = [];
+  for (const step of steps) {
+    const [input, key] = typeof step === "string" ? [step, {}] : step;
+    const result = editLine(state, input, key, ctx);
+    state = result.state;
+    if (result.submit !== undefined) sent.push(result.submit);
+  }
+  return { state, sent };
+}
+
+describe("editLine", () => {
+  it("types, moves the cursor by code points and inserts there", () => {
+    const { state } = run(["ab😀d", ["", { leftArrow: true }], ["", { leftArrow: true }], "c"]);
+    // Two steps left pass "d" and the whole emoji (two UTF-16 units).
+    expect(state.text).toBe("abc😀d");
+    expect(state.cursor).toBe("abc".length);
+  });
+
+  it("deletes backwards, also several Backspaces in one chunk", () => {
+    expect(run(["abcdefgh", "\u007f\u007f\u007f"]).state.text).toBe("abcde");
+    expect(run(["ab😀", ["", { backspace: true }]]).state.text).toBe("ab");
+    expect(run(["abc", ["", { delete: true }]]).state.text).toBe("ab");
+  });
+
+  it("knows Home/End, Ctrl-A/E/U/K/W", () => {
+    const typed = run(["hello big world"]).state;
+    expect(run([["a", { ctrl: true }], ">"], context(), typed).state.text).toBe(">hello big world");
+    expect(
+      run([["", { home: true }], ["e", { ctrl: true }], "!"], context(), typed).state.text,
+    ).toBe("hello big world!");
+    expect(run([["w", { ctrl: true }]], context(), typed).state.text).toBe("hello big ");
+    expect(run([["u", { ctrl: true }]], context(), typed).state.text).toBe("");
+    const middle = run(
+      [
+        ["", { leftArrow: true }],
+        ["", { leftArrow: true }],
+      ],
+      context(),
+      typed,
+    ).state;
+    expect(run([["k", { ctrl: true }]], context(), middle).state.text).toBe("hello big wor");
+    expect(run(["\u0017"], context(), typed).state.text).toBe("hello big ");
+  });
+
+  it("sends on Enter, trimmed, and only when it may", () => {
+    expect(run(["  hi  ", ["", { return: true }]]).sent).toEqual(["hi"]);
+    const busy = run(["hi", ["", { return: true }]], context({ canSubmit: false }));
+    expect(busy.sent).toEqual([]);
+    expect(busy.state.text).toBe("hi");
+    // Text and Enter in one chunk, as a fast typist or a multiplexer sends them.
+    expect(run(["please stream\r"]).sent).toEqual(["please stream"]);
+  });
+
+  it("keeps a pasted block of lines together instead of sending its first line", () => {
+    const pasted = run(["First line\nsecond line\r\nthird"]);
+    expect(pasted.sent).toEqual([]);
+    expect(pasted.state.text).toBe("First line\nsecond line\nthird");
+    expect(run([["", { return: true }]], context(), pasted.state).sent).toEqual([
+      "First line\nsecond line\nthird",
+    ]);
+    // The same while a turn runs: nothing is lost.
+    expect(run(["a\nb"], context({ canSubmit: false })).state.text).toBe("a\nb");
+  });
+
+  it("completes with Tab, cycling through the matches, also when Tab came with the text", () => {
+    const once = run(["/mo", ["", { tab: true }]]).state;
+    expect(once.text).toBe("/mode ");
+    expect(run([["", { tab: true }]], context(), once).state.text).toBe("/model ");
+    expect(run(["/sh\t"], context({ complete: () => ["shout"] })).state.text).toBe("/shout ");
+    expect(run(["/zz", ["", { tab: true }]]).state.text).toBe("/zz");
+  });
+
+  it("browses the history and gives the draft back", () => {
+    const ctx = context({ history: ["first", "second"] });
+    const up = run(["draft", ["", { upArrow: true }]], ctx).state;
+    expect(up.text).toBe("second");
+    const upUp = run(
+      [
+        ["", { upArrow: true }],
+        ["", { upArrow: true }],
+      ],
+      ctx,
+      up,
+    ).state;
+    expect(upUp.text).toBe("first");
+    const down = run(
+      [
+        ["", { downArrow: true }],
+        ["", { downArrow: true }],
+      ],
+      ctx,
+      upUp,
+    ).state;
+    expect(down.text).toBe("draft");
+    expect(down.cursor).toBe(5);
+  });
+
+  it("drops control characters that are not keys it knows", () => {
+    expect(run(["a\u0003b\u001bc"]).state.text).toBe("abc");
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * The editing of the input line, as pure functions over its state: a cursor, the usual
+ * terminal keys (←/→, Home/End, Ctrl-A/E/U/K/W, Backspace), history with the draft kept,
+ * Tab cycling through slash-command completions, and pastes (several lines arrive at
+ * once and are kept, not sent line by line).
+ *
+ * Keys reach it as Ink reports them; a chunk of raw input that holds several keys (a
+ * held Backspace, text and Tab sent together) is taken apart here.
+ *
+ * @module
+ */
+
+/** The keys of a key press, as Ink reports them (the ones used here). */
+export interface KeyPress {
+  readonly upArrow?: boolean;
+  readonly downArrow?: boolean;
+  readonly leftArrow?: boolean;
+  readonly rightArrow?: boolean;
+  readonly home?: boolean;
+  readonly end?: boolean;
+  readonly return?: boolean;
+  readonly escape?: boolean;
+  readonly ctrl?: boolean;
+  readonly meta?: boolean;
+  readonly tab?: boolean;
+  readonly backspace?: boolean;
+  readonly delete?: boolean;
+}
+
+/** The input line. */
+export interface LineState {
+  readonly text: string;
+  /** Where the cursor is, in UTF-16 units, at a code point boundary. */
+  readonly cursor: number;
+  /** Steps back into the history (0: the line being written). */
+  readonly back: number;
+  /** The line being written, kept while the history is browsed. */
+  readonly draft: string;
+  /** Tab cycling: the completions offered and the one shown, while Tab is pressed. */
+  readonly cycle?: { readonly names: readonly string[]; readonly index: number } | undefined;
+}
+
+/** An empty line. */
+export const EMPTY_LINE: LineState = { text: "", cursor: 0, back: 0, draft: "" };
+
+/** What one key press did. */
+export interface EditResult {
+  readonly state: LineState;
+  /** Text to send (Enter on a line that can be sent). */
+  readonly submit?: string;
+}
+
+/** What the editor needs to know besides the key. */
+export interface EditContext {
+  /** Sent lines, oldest first. */
+  readonly history: readonly string[];
+  /** The names of the commands completing what is typed (`/mo` → mode, model). */
+  readonly complete: (text: string) => readonly string[];
+  /** Whether Enter sends now (not while a turn runs). */
+  readonly canSubmit: boolean;
+}
+
+function at(state: LineState, text: string, cursor: number): LineState {
+  return { ...state, text, cursor, cycle: undefined };
+}
+
+function insert(state: LineState, chars: string): LineState {
+  const { text, cursor } = state;
+  return at(state, text.slice(0, cursor) + chars + text.slice(cursor), cursor + chars.length);
+}
+
+/** The index one code point before `i`. */
+function before(text: string, i: number): number {
+  if (i <= 0) return 0;
+  const low = text.charCodeAt(i - 1);
+  return low >= 0xdc00 && low <= 0xdfff && i >= 2 ? i - 2 : i - 1;
+}
+
+/** The index one code point after `i`. */
+function after(text: string, i: number): number {
+  if (i >= text.length) return text.length;
+  const high = text.charCodeAt(i);
+  return high >= 0xd800 && high <= 0xdbff && i + 2 <= text.length ? i + 2 : i + 1;
+}
+
+function backspace(state: LineState): LineState {
+  const { text, cursor } = state;
+  const from = before(text, cursor);
+  return at(state, text.slice(0, from) + text.slice(cursor), from);
+}
+
+/** Deletes the word before the cursor (and the spaces after it), like a shell's Ctrl-W. */
+function deleteWord(state: LineState): LineState {
+  const { text, cursor } = state;
+  let from = cursor;
+  while (from > 0 && /\s/.test(text[from - 1] ?? "")) from--;
+  while (from > 0 && !/\s/.test(text[from - 1] ?? "")) from--;
+  return at(state, text.slice(0, from) + text.slice(cursor), from);
+}
+
+function browse(state: LineState, delta: number, history: readonly string[]): LineState {
+  const back = Math.max(0, Math.min(history.length, state.back + delta));
+  if (back === state.back) return state;
+  const draft = state.back === 0 ? state.text : state.draft;
+  const text = back === 0 ? draft : (history[history.length - back] ?? "");
+  return { text, cursor: text.length, back, draft, cycle: undefined };
+}
+
+function complete(state: LineState, context: EditContext): LineState {
+  if (state.cycle !== undefined && state.cycle.names.length > 0) {
+    const index = (state.cycle.index + 1) % state.cycle.names.length;
+    const text = `/${state.cycle.names[index] ?? ""} `;
+    return { ...state, text, cursor: text.length, cycle: { names: state.cycle.names, index } };
+  }
+  const names = context.complete(state.text);
+  const first = names[0];
+  if (first === undefined) return state;
+  const text = `/${first} `;
+  return { ...state, text, cursor: text.length, cycle: { names, index: 0 } };
+}
+
+function enter(state: LineState, context: EditContext): EditResult {
+  const text = state.text.trim();
+  if (text === "" || !context.canSubmit) return { state };
+  return { state: EMPTY_LINE, submit: text };
+}
+
+/** Keeps text, tabs and line breaks (as `\n`) of a paste; drops other control characters. */
+function pasteText(raw: string): string {
+  return (
+    raw
+      .replace(/\r\n?/g, "\n")
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "")
+  );
+}
+
+/** A chunk with a line break before its end is a paste: its lines are kept together. */
+function isPaste(raw: string): boolean {
+  const body = raw.replace(/(\r\n|\r|\n)$/, "");
+  return /[\r\n]/.test(body);
+}
+
+/** Takes a chunk of raw characters apart: text, and the control keys among it. */
+function applyRaw(state: LineState, raw: string, context: EditContext): EditResult {
+  if (isPaste(raw)) return { state: insert(state, pasteText(raw)) };
+  let current = state;
+  let text = "";
+  const flush = (): void => {
+    if (text !== "") current = insert(current, text);
+    text = "";
+  };
+  for (const ch of raw) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (code >= 0x20 && code !== 0x7f) {
+      text += ch;
+      continue;
+    }
+    flush();
+    if (ch === "\r" || ch === "\n") return enter(current, context);
+    if (ch === "\u007f" || ch === "\b") current = backspace(current);
+    else if (ch === "\t") current = complete(current, context);
+    else if (ch === "\u0015") current = at(current, current.text.slice(current.cursor), 0);
+    else if (ch === "\u0017") current = deleteWord(current);
+    // Other control characters (a Ctrl-C that came with other keys, ...) are not text.
+  }
+  flush();
+  return { state: current };
+}
+
+/** Applies one key press (or one chunk of input) to the line. */
+export function editLine(
+  state: LineState,
+  input: string,
+  key: KeyPress,
+  context: EditContext,
+): EditResult {
+  const { text, cursor } = state;
+  if (key.return) return enter(state, context);
+  if (key.tab) return { state: complete(state, context) };
+  if (key.upArrow) return { state: browse(state, 1, context.history) };
+  if (key.downArrow) return { state: browse(state, -1, context.history) };
+  if (key.leftArrow) return { state: at(state, text, before(text, cursor)) };
+  if (key.rightArrow) return { state: at(state, text, after(text, cursor)) };
+  if (key.home) return { state: at(state, text, 0) };
+  if (key.end) return { state: at(state, text, text.length) };
+  // Terminals send Backspace as DEL, which Ink reports as `delete`: both delete backwards.
+  if (key.backspace || key.delete) return { state: backspace(state) };
+  if (key.escape) return { state: { ...state, cycle: undefined } };
+  if (key.ctrl) {
+    switch (input) {
+      case "a":
+        return { state: at(state, text, 0) };
+      case "e":
+        return { state: at(state, text, text.length) };
+      case "u":
+        return { state: at(state, text.slice(cursor), 0) };
+      case "k":
+        return { state: at(state, text.slice(0, cursor), cursor) };
+      case "w":
+        return { state: deleteWord(state) };
+      default:
+        return { state };
+    }
+  }
+  if (key.meta) return { state };
+  return applyRaw(state, input, context);
+}
