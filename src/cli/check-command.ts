@@ -24,24 +24,47 @@ function progress(result: CheckResult, color: boolean): string {
   return `${mark} ${result.title}${result.status === "pass" ? "" : `: ${result.reason ?? result.status}`}\n`;
 }
 
+/** After this long without a result, the progress says that it is waiting. */
+const QUIET_NOTICE_MS = 5000;
+
 /** Runs the agent checks; resolves with the exit code (0 when nothing failed). */
 export async function runCheckCommand(
   target: AgentTarget,
-  options: { json?: boolean; cwd?: string; color: boolean },
+  options: { json?: boolean; cwd?: string; requestTimeoutMs?: number; color: boolean },
 ): Promise<number> {
+  const showProgress = options.json !== true;
+  let lastProgress = Date.now();
+  let waitingSaid = false;
+  const quiet = setInterval(() => {
+    if (!showProgress || waitingSaid || Date.now() - lastProgress < QUIET_NOTICE_MS) return;
+    waitingSaid = true;
+    process.stderr.write(
+      renderLine(
+        [seg("  … waiting for the agent (each request may take up to the timeout)", "dim")],
+        options.color,
+        0,
+      ) + "\n",
+    );
+  }, 1000);
+  quiet.unref();
   try {
     const report = await runAgentChecks({
       command: target.command,
       args: target.args,
       ...(target.env === undefined ? {} : { env: target.env }),
       ...(options.cwd === undefined ? {} : { sessionCwd: options.cwd }),
-      ...(options.json === true
+      ...(options.requestTimeoutMs === undefined
         ? {}
-        : {
+        : { timeouts: { requestMs: options.requestTimeoutMs } }),
+      ...(showProgress
+        ? {
             onCheck: (result: CheckResult) => {
+              lastProgress = Date.now();
+              waitingSaid = false;
               process.stderr.write(progress(result, options.color));
             },
-          }),
+          }
+        : {}),
     });
     process.stdout.write(
       options.json === true
@@ -55,6 +78,8 @@ export async function runCheckCommand(
       return ExitCodes.AGENT_START;
     }
     throw error;
+  } finally {
+    clearInterval(quiet);
   }
 }
 

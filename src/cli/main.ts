@@ -33,6 +33,14 @@ function directory(value: string): string {
   return path;
 }
 
+/** A whole number above zero (`--request-timeout`). */
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InvalidArgumentError("Give a whole number above 0.");
+  return n;
+}
+
 function withPolicyOptions(command: Command): Command {
   return command
     .option("-y, --yes", "allow every permission request")
@@ -68,6 +76,17 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The prompt of `prompt`: the text, or stdin for `-`; an empty one is a usage error. */
+async function promptText(text: string): Promise<string> {
+  const prompt = text === "-" ? await readStdin() : text;
+  if (prompt.trim() === "") {
+    throw new UsageError(
+      text === "-" ? "The prompt read from stdin is empty." : "The prompt is empty.",
+    );
+  }
+  return prompt;
 }
 
 const RUN_EXAMPLES = `
@@ -185,7 +204,7 @@ ${EXIT_CODE_HELP}`,
         const target = agentTarget(words);
         const { runPromptCommand } = await import("./prompt-command.js");
         process.exitCode = await runPromptCommand({
-          text: text === "-" ? await readStdin() : text,
+          text: await promptText(text),
           json: opts.json === true,
           target,
           cwd: opts.cwd,
@@ -202,6 +221,7 @@ ${EXIT_CODE_HELP}`,
 
   const trace = program
     .command("trace")
+    .usage("[--out FILE] -- <agent command...>  |  trace view FILE [--html PAGE] [--full]")
     .description("a transparent proxy that records every message between an editor and an agent")
     .argument("[command...]", "the agent's command, after --")
     .option("--out <file>", "where to write the trace (ndjson)")
@@ -244,6 +264,11 @@ Then read it:
     .argument("[agent...]", "an agent name, or its command after --")
     .option("--json", "print the report as JSON")
     .option("--cwd <dir>", "the working directory for the agent's sessions", directory)
+    .option(
+      "--request-timeout <ms>",
+      "how long to wait for the answer to an ordinary request (default 30000)",
+      positiveInteger,
+    )
     .addHelpText(
       "after",
       `
@@ -253,19 +278,23 @@ Examples:
 
 Exit code 0 when every check passed (or was skipped), ${ExitCodes.CHECK_FAILED} when one failed.`,
     )
-    .action(async (words: string[], opts: { json?: boolean; cwd?: string }) => {
-      try {
-        const target = agentTarget(words);
-        const { runCheckCommand } = await import("./check-command.js");
-        // The progress lines go to stderr: colour them by what stderr is.
-        process.exitCode = await runCheckCommand(target, {
-          ...opts,
-          color: useColor(process.stderr),
-        });
-      } catch (error) {
-        fail(error);
-      }
-    });
+    .action(
+      async (words: string[], opts: { json?: boolean; cwd?: string; requestTimeout?: number }) => {
+        try {
+          const target = agentTarget(words);
+          const { runCheckCommand } = await import("./check-command.js");
+          // The progress lines go to stderr: colour them by what stderr is.
+          process.exitCode = await runCheckCommand(target, {
+            ...(opts.json === undefined ? {} : { json: opts.json }),
+            ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+            ...(opts.requestTimeout === undefined ? {} : { requestTimeoutMs: opts.requestTimeout }),
+            color: useColor(process.stderr),
+          });
+        } catch (error) {
+          fail(error);
+        }
+      },
+    );
 
   program
     .command("check-client")

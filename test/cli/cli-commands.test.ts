@@ -98,6 +98,17 @@ describe("help and version", () => {
     const file = run(["check", "--cwd", join(repoRoot, "package.json"), "claude"]);
     expect(file.code).toBe(2);
     expect(file.stderr).toContain("is not a directory.");
+    const empty = run(["prompt", "  ", "claude"]);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("The prompt is empty.");
+    const emptyStdin = run(["prompt", "-", "claude"], { input: "\n" });
+    expect(emptyStdin.stderr).toContain("The prompt read from stdin is empty.");
+    const timeout = run(["check", "--request-timeout", "soon", "claude"]);
+    expect(timeout.code).toBe(2);
+    expect(timeout.stderr).toContain("Give a whole number above 0.");
+    const trace = run(["trace", "view", join(tmpdir(), "acp-kit-no-such-trace.ndjson")]);
+    expect(trace.code).toBe(2);
+    expect(trace.stderr).toMatch(/acp-kit: .*acp-kit-no-such-trace\.ndjson does not exist\./);
   });
 
   it("makes a relative --cwd absolute before the session starts", () => {
@@ -366,6 +377,20 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
     expect(report.checks.filter((c) => c.status === "fail").map((c) => c.id)).toEqual([
       "protocol-version",
     ]);
+  });
+
+  it("waits only --request-timeout for each answer, and says so in the report", async () => {
+    const result = await runAsync([
+      "check",
+      "--json",
+      "--request-timeout",
+      "700",
+      "--",
+      process.execPath,
+      fixture("crash-agent.mjs"),
+    ]);
+    expect(result.code).toBe(50);
+    expect(result.stdout).toContain("did not answer within 700 ms");
   });
 
   it("says when the agent cannot be started (exit code 3)", async () => {

@@ -321,6 +321,21 @@ describe("acp-kit run (live view)", () => {
     t.keys("Enter");
     await t.waitFor("mode: Code");
   });
+
+  it("says so for an unknown command instead of sending it; // sends it as it is", async () => {
+    const t = runScenario("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("/bogus now");
+    t.keys("Enter");
+    await t.waitFor("Unknown command /bogus: /help lists the commands.");
+    t.type("/config nope 1");
+    t.keys("Enter");
+    await t.waitFor("This agent has no config options.");
+    // A path is not a command; "//" sends a slash command the agent did not offer.
+    t.type("//shout loud");
+    t.keys("Enter");
+    await t.waitFor("loud!!!");
+  });
 });
 
 describe("acp-kit demo (live view)", () => {

@@ -322,16 +322,32 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   });
 
   const send = (text: string): void => {
-    const slash = parseSlash(text);
-    const own =
-      slash !== undefined &&
-      (slash.name === "exit" || CLIENT_COMMANDS.some((c) => c.name === slash.name));
-    if (slash !== undefined && own) {
-      void runClientCommand(slash.name, slash.args, controller, ui).then((result) => {
-        if (result === "quit") quit();
-      });
+    // "//text" sends "/text" as it is, whatever the commands.
+    if (text.startsWith("//")) {
+      prompt(text.slice(1));
       return;
     }
+    const slash = parseSlash(text);
+    // A name with a slash in it is a path ("/etc/hosts: what is this?"), not a command.
+    if (slash !== undefined && /^[\w:-]+$/.test(slash.name)) {
+      if (slash.name === "exit" || CLIENT_COMMANDS.some((c) => c.name === slash.name)) {
+        void runClientCommand(slash.name, slash.args, controller, ui).then((result) => {
+          if (result === "quit") quit();
+        });
+        return;
+      }
+      if (!(state?.availableCommands ?? []).some((c) => c.name === slash.name)) {
+        ui.notify(
+          "warn",
+          `Unknown command /${slash.name}: /help lists the commands. (To send it to the agent as it is, write //${slash.name}.)`,
+        );
+        return;
+      }
+    }
+    prompt(text);
+  };
+
+  const prompt = (text: string): void => {
     resetInterrupts();
     void controller.prompt([{ type: "text", text }]).then(
       ({ stopReason }) => {
@@ -374,7 +390,14 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     }
     // Any other key starts the count again: only two Ctrl-C in a row exit.
     if (interrupts.current !== 0) resetInterrupts();
-    if (key.ctrl && input === "t") ui.toggleThoughts();
+    if (key.ctrl && input === "t") {
+      ui.toggleThoughts();
+      setHint(
+        ui.showThoughts
+          ? "Thoughts are shown in full (Ctrl-T to fold them)."
+          : "Thoughts are folded to one line (Ctrl-T to show them).",
+      );
+    }
     if (phase === "exited") {
       if (input === "r") {
         ui.notify("info", "Restarting the agent…");

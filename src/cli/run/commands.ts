@@ -76,10 +76,18 @@ async function configCommand(
     );
     return;
   }
-  const [id, ...rest] = args.split(/\s+/);
+  if (options.length === 0) {
+    ui.notify("warn", "This agent has no config options.");
+    return;
+  }
+  const [id = "", ...rest] = args.split(/\s+/);
   const option = options.find((o) => o.id === id);
-  if (option === undefined || rest.length === 0) {
-    ui.notify("warn", "Usage: /config <option> <value> (see /config for the options)");
+  if (option === undefined) {
+    ui.notify("warn", `There is no config option "${id}". /config lists them.`);
+    return;
+  }
+  if (rest.length === 0) {
+    ui.notify("warn", `Usage: /config ${id} <value> (${describeOption(option)})`);
     return;
   }
   const raw = rest.join(" ");

@@ -3,6 +3,8 @@
  *
  * @module
  */
+import { statSync } from "node:fs";
+import { UsageError } from "../target.js";
 import { viewTrace } from "./trace-view.js";
 import { writeTraceHtml } from "./trace-html.js";
 import { exitWithStatus, runTraceProxy } from "./trace-proxy.js";
@@ -36,8 +38,7 @@ export async function runTraceCommand(
   words: readonly string[],
   options: TraceCommandOptions = {},
 ): Promise<number> {
-  const [command, ...args] = words;
-  if (command === undefined) throw new Error("Give the agent's command after `--`.");
+  const [command = "", ...args] = words;
   const result = await runTraceProxy({
     command,
     args,
@@ -61,6 +62,9 @@ export async function runTraceView(
   file: string,
   options: TraceViewCommandOptions,
 ): Promise<number> {
+  const stats = statSync(file, { throwIfNoEntry: false });
+  if (stats === undefined) throw new UsageError(`${file} does not exist.`);
+  if (!stats.isFile()) throw new UsageError(`${file} is not a file.`);
   if (options.html !== undefined) {
     await writeTraceHtml(file, options.html);
     process.stdout.write(`wrote ${options.html}\n`);
