@@ -15,7 +15,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["src/**/*.test.ts", "src/**/*.test.tsx", "test/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

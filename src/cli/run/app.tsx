@@ -20,7 +20,7 @@ import {
 import { runClientCommand } from "./commands.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
-import { QuestionView } from "./question-view.js";
+import { FirstQuestion } from "./question-view.js";
 import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
 import { selectValues } from "./commands.js";
 import { blocksText, finishedPrefix, liveTail, tokens } from "./text.js";
@@ -441,14 +441,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
             ))}
             {showLivePlan ? <PlanView entries={state.plan} /> : null}
           </Box>
-          {question !== undefined ? (
-            <QuestionView
-              key={question.id}
-              question={question}
-              state={controller.sessions.get(question.request.sessionId)}
-              terminals={ui.terminals}
-            />
-          ) : null}
+          <FirstQuestion ui={ui} sessions={controller.sessions} />
           {phase === "auth-required" ? (
             <AuthView
               methods={controller.authMethods}

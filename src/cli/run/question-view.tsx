@@ -9,7 +9,8 @@ import type { PermissionOption } from "../../schema/types.gen.js";
 import type { SessionState } from "../../session/state.js";
 import { toolCallInQuestion } from "../../session/tool-calls.js";
 import { ToolCallView } from "./tool-call-view.js";
-import type { PendingQuestion } from "./ui-model.js";
+import type { SessionStore } from "../../session/store.js";
+import type { PendingQuestion, UiModel } from "./ui-model.js";
 
 const KIND_COLORS: Readonly<Record<string, string>> = {
   allow_once: "green",
@@ -79,5 +80,28 @@ export function QuestionView({
       </Box>
       <Text dimColor>↑↓ choose · Enter confirm · 1-{options.length} pick · Esc reject</Text>
     </Box>
+  );
+}
+
+/**
+ * The oldest permission question waiting, if any. Each question gets a view of its own
+ * (keyed by its id), so that no choice carries over from one question to the next.
+ */
+export function FirstQuestion({
+  ui,
+  sessions,
+}: {
+  ui: UiModel;
+  sessions: SessionStore;
+}): ReactNode {
+  const question = ui.questions[0];
+  if (question === undefined) return null;
+  return (
+    <QuestionView
+      key={question.id}
+      question={question}
+      state={sessions.get(question.request.sessionId)}
+      terminals={ui.terminals}
+    />
   );
 }

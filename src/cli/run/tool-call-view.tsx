@@ -93,6 +93,9 @@ export function DiffView({
   return (
     <Box flexDirection="column">
       <Text dimColor>{oldText === null ? `new file ${path}` : path}</Text>
+      {patch.hunks.length === 0 ? (
+        <Text dimColor>(no changes: the file already has this text)</Text>
+      ) : null}
       {lines}
       {hidden > 0 ? <Text dimColor>… {hidden} more lines</Text> : null}
     </Box>
