@@ -19,24 +19,38 @@ import { outboundSpecs } from "./router.js";
 /** Options of an {@link AgentSideConnection} or {@link ClientSideConnection}. */
 export type AcpConnectionOptions = ConnectionOptions;
 
-/** @internal */
-export class AcpConnectionCore {
-  readonly rpc: JsonRpcConnection;
-  /** How to check the result of each protocol request the peer handles. */
-  private readonly resultShapes: Map<string, ResultShape>;
+type PeerSide = Exclude<MethodHandler, "both">;
 
-  constructor(
-    stream: Stream,
-    peerSide: Exclude<MethodHandler, "both">,
-    router: () => Router,
-    options: AcpConnectionOptions | undefined,
-  ) {
-    this.resultShapes = new Map(
+/** How to check the result of each request a side handles; built once per side. */
+const RESULT_SHAPES = new Map<PeerSide, ReadonlyMap<string, ResultShape>>();
+
+function resultShapesOf(peerSide: PeerSide): ReadonlyMap<string, ResultShape> {
+  let shapes = RESULT_SHAPES.get(peerSide);
+  if (shapes === undefined) {
+    shapes = new Map(
       [...outboundSpecs(peerSide, "request")].map(([method, spec]) => [
         method,
         { validate: spec.validateResult, emptyResult: spec.emptyResult },
       ]),
     );
+    RESULT_SHAPES.set(peerSide, shapes);
+  }
+  return shapes;
+}
+
+/** @internal */
+export class AcpConnectionCore {
+  readonly rpc: JsonRpcConnection;
+  /** How to check the result of each protocol request the peer handles. */
+  private readonly resultShapes: ReadonlyMap<string, ResultShape>;
+
+  constructor(
+    stream: Stream,
+    peerSide: PeerSide,
+    router: () => Router,
+    options: AcpConnectionOptions | undefined,
+  ) {
+    this.resultShapes = resultShapesOf(peerSide);
     let built: Router | undefined;
     // The implementation is created after the connection (it may want a reference to
     // it), so the router is built on first use; reading starts asynchronously.

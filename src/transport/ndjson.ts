@@ -362,6 +362,10 @@ function readableFacade(transport: NdJsonTransport, maxBytes: number): ReadableS
       waiter?.();
     },
     cancel() {
+      // A delivery waiting for the consumer to pull would wait for ever.
+      const waiter = pullWaiter;
+      pullWaiter = undefined;
+      waiter?.();
       return transport.close();
     },
   });
