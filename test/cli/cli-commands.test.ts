@@ -4,12 +4,13 @@
  * plain demo.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { groupMembers, isAlive } from "../node/fixtures/terminal-helpers.js";
 import { longTerminalScenario } from "../support/long-terminal.js";
+import { testTempDir } from "../support/temp-dir.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const cli = join(repoRoot, "dist", "cli.js");
@@ -251,7 +252,7 @@ describe("acp-kit prompt", () => {
 describe("acp-kit demo (not a terminal)", () => {
   it("prints a plain transcript of the tour and writes only its own file", () => {
     // A temporary directory of its own, so that demos run by other tests do not count.
-    const tmp = mkdtempSync(join(tmpdir(), "acp-kit-demo-test-"));
+    const tmp = testTempDir("acp-kit-demo-test-");
     const result = run(["demo", "--fast", "--keep"], { env: { TMPDIR: tmp } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("acp-kit demo: a scripted agent working in");
@@ -269,7 +270,7 @@ describe("acp-kit demo (not a terminal)", () => {
   });
 
   it("removes its directory when a signal ends it too", async () => {
-    const tmp = mkdtempSync(join(tmpdir(), "acp-kit-demo-test-"));
+    const tmp = testTempDir("acp-kit-demo-test-");
     const child = spawn(process.execPath, [cli, "demo"], {
       cwd: repoRoot,
       env: { ...process.env, TMPDIR: tmp, NO_COLOR: "1" },
@@ -287,7 +288,7 @@ describe("acp-kit demo (not a terminal)", () => {
   });
 
   it("removes its directory at the end, and follows a permission flag when given one", () => {
-    const tmp = mkdtempSync(join(tmpdir(), "acp-kit-demo-test-"));
+    const tmp = testTempDir("acp-kit-demo-test-");
     const result = run(["demo", "--fast", "--deny-all"], { env: { TMPDIR: tmp } });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/\[permission\] .*acp-kit-demo\.md.*: .*\(reject_once\)/);
@@ -297,7 +298,7 @@ describe("acp-kit demo (not a terminal)", () => {
 
 describe("colours", () => {
   it("are off with NO_COLOR even when forced elsewhere", () => {
-    const dir = mkdtempSync(join(tmpdir(), "acp-kit-trace-"));
+    const dir = testTempDir("acp-kit-trace-");
     const trace = join(dir, "t.ndjson");
     run(["trace", "--out", trace, ...agentArgs("cli-scenario.json")], {
       input:

@@ -2,13 +2,13 @@
  * The live view of `acp-kit run` and `acp-kit demo`, driven in a real terminal (tmux):
  * keys are sent and the screen is read, as a person would.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { groupMembers, isAlive, waitFor } from "../node/fixtures/terminal-helpers.js";
 import { longTerminalScenario } from "../support/long-terminal.js";
 import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
+import { testTempDir } from "../support/temp-dir.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const cli = join(repoRoot, "dist", "cli.js");
@@ -132,7 +132,7 @@ describe("acp-kit run (live view)", () => {
   });
 
   it("keeps a reply taller than the window from wiping the scrollback or losing lines", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "acp-kit-tall-"));
+    const dir = testTempDir("acp-kit-tall-");
     const scenario = join(dir, "tall.json");
     const words = Array.from({ length: 400 }, (_, i) => `word${i + 1}`);
     const lines = Array.from({ length: 40 }, (_, i) => words.slice(i * 10, i * 10 + 10).join(" "));
@@ -229,7 +229,7 @@ describe("acp-kit run (live view)", () => {
   });
 
   it("logs in with a terminal method: the login command gets the screen, then the agent restarts", async () => {
-    const marker = join(mkdtempSync(join(tmpdir(), "acp-kit-login-")), "logged-in");
+    const marker = join(testTempDir("acp-kit-login-"), "logged-in");
     const t = start(
       `run -- ${shellQuote(process.execPath)} ${shellQuote(fixture("login-agent.mjs"))} ${shellQuote(marker)}`,
     );
@@ -258,7 +258,7 @@ describe("acp-kit run (live view)", () => {
   });
 
   it("passes the client probe (acp-kit check-client) when a person answers its questions", async () => {
-    const report = join(mkdtempSync(join(tmpdir(), "acp-kit-probe-")), "report.json");
+    const report = join(testTempDir("acp-kit-probe-"), "report.json");
     const t = start(
       `run -- ${shellQuote(process.execPath)} ${shellQuote(cli)} check-client --report ${shellQuote(report)}`,
     );

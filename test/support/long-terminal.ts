@@ -3,10 +3,10 @@
  * terminal, and a way to learn that command's process id: for tests that prove the
  * terminals an agent started do not outlive the CLI.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../node/fixtures/terminal-helpers.js";
+import { testTempDir } from "./temp-dir.js";
 
 /** The scenario file, and the pid of the terminal's command once it runs. */
 export interface LongTerminalScenario {
@@ -18,7 +18,7 @@ export interface LongTerminalScenario {
 
 /** Writes the scenario into a new temporary directory. */
 export function longTerminalScenario(): LongTerminalScenario {
-  const dir = mkdtempSync(join(tmpdir(), "acp-kit-long-terminal-"));
+  const dir = testTempDir("acp-kit-long-terminal-");
   const pidFile = join(dir, "terminal.pid");
   const path = join(dir, "scenario.json");
   writeFileSync(
