@@ -5,6 +5,7 @@
  * @module
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
+import { RequestError } from "../jsonrpc/errors.js";
 import type { Client } from "../peer/client.js";
 import type { ClientSideConnection } from "../peer/client-side-connection.js";
 import type * as schema from "../schema/types.gen.js";
@@ -75,6 +76,8 @@ export class ClientToolkit {
   /** Every session's state. */
   readonly sessions: SessionStore;
   private readonly places = new Map<string, SessionPlace>();
+  /** The connections whose closing kills the terminals (see `watch`). */
+  private readonly watched = new WeakSet<ClientSideConnection>();
   /** The running prompt turn of each session, so a cancel covers requests racing it. */
   private readonly turns = new Map<string, Promise<unknown>>();
   private readonly handlers: Partial<Client>;
@@ -125,7 +128,17 @@ export class ClientToolkit {
       served.writeTextFile = (params, context) => files.writeTextFile(params, context);
     }
     if (terminals !== undefined) {
-      served.createTerminal = (params) => terminals.createTerminal(params);
+      served.createTerminal = async (params) => {
+        // A terminal runs where files may be touched: inside the session's roots.
+        if (files !== undefined) {
+          const cwd = params.cwd ?? this.places.get(params.sessionId)?.cwd;
+          if (cwd == null) {
+            throw RequestError.invalidParams({ reason: "unknown_session" }, "unknown session");
+          }
+          params = { ...params, cwd: await files.resolvePath(params.sessionId, cwd) };
+        }
+        return terminals.createTerminal(params);
+      };
       served.terminalOutput = (params) => terminals.terminalOutput(params);
       served.waitForTerminalExit = (params, context) =>
         terminals.waitForTerminalExit(params, context);
@@ -157,12 +170,24 @@ export class ClientToolkit {
     this.permissions.forgetSession(sessionId);
   }
 
+  /**
+   * Kills every terminal when `agent`'s connection closes (the agent exited, or you
+   * closed it): called by the session helpers below.
+   */
+  private watch(agent: ClientSideConnection): void {
+    if (this.watched.has(agent)) return;
+    this.watched.add(agent);
+    const signal = (agent as Partial<Pick<ClientSideConnection, "signal">>).signal;
+    signal?.addEventListener("abort", () => void this.dispose(), { once: true });
+  }
+
   /** `session/new`, then tracks the new session. */
   async newSession(
     agent: ClientSideConnection,
     params: schema.NewSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.NewSessionResponse> {
+    this.watch(agent);
     const response = await this.sessions.newSession(agent, params, options);
     this.trackSession(response.sessionId, params);
     return response;
@@ -174,6 +199,7 @@ export class ClientToolkit {
     params: schema.LoadSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.LoadSessionResponse> {
+    this.watch(agent);
     this.trackSession(params.sessionId, params);
     return this.sessions.loadSession(agent, params, options);
   }
@@ -184,6 +210,7 @@ export class ClientToolkit {
     params: schema.ResumeSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.ResumeSessionResponse> {
+    this.watch(agent);
     this.trackSession(params.sessionId, params);
     return this.sessions.resumeSession(agent, params, options);
   }
@@ -213,7 +240,10 @@ export class ClientToolkit {
     await this.sessions.cancel(agent, { sessionId });
   }
 
-  /** Kills every terminal (with its process group). Call it when the connection closes. */
+  /**
+   * Kills every terminal (with its process group). The session helpers arrange for this
+   * when their connection closes; call it yourself if you open sessions another way.
+   */
   async dispose(): Promise<void> {
     await this.terminals?.dispose();
   }

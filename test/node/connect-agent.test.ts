@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import {
   AgentSideConnection,
   ClientSideConnection,
@@ -172,6 +172,49 @@ describe("ClientToolkit", () => {
     ).toEqual({
       action: "decline",
     });
+  });
+
+  /** A toolkit on an in-memory pair with an agent whose prompt runs `terminal`. */
+  async function terminalPair(dir: string, terminal: { command: string; cwd?: string }) {
+    const pair = memoryStreamPair();
+    const toolkit = new ClientToolkit();
+    const created: Promise<unknown>[] = [];
+    const agentSide = new AgentSideConnection(
+      (client) => ({
+        initialize: () => ({ protocolVersion: PROTOCOL_VERSION }),
+        newSession: () => ({ sessionId: "s" }),
+        authenticate: () => undefined,
+        cancel: () => undefined,
+        prompt: async ({ sessionId }) => {
+          const attempt = client.createTerminal({ sessionId, args: ["100"], ...terminal });
+          created.push(attempt.catch((e: unknown) => e));
+          await attempt.catch(() => undefined);
+          return { stopReason: "end_turn" as const };
+        },
+      }),
+      pair.agent,
+    );
+    const clientSide = new ClientSideConnection(() => toolkit.client(), pair.client);
+    await toolkit.newSession(clientSide, { cwd: dir, mcpServers: [] });
+    await toolkit.prompt(clientSide, { sessionId: "s", prompt: [] });
+    return { toolkit, agentSide, created: created[0] };
+  }
+
+  it("kills the agent's terminals when its connection closes", async () => {
+    const { dir } = setup("closing");
+    const { toolkit, agentSide } = await terminalPair(dir, { command: "sleep" });
+    const pid = toolkit.terminals!.list("s")[0]?.pid;
+    expect(pid).toBeGreaterThan(0);
+    agentSide.close(); // the agent is gone
+    await vi.waitFor(() => expect(() => process.kill(pid!, 0)).toThrow());
+  });
+
+  it("runs terminals only inside the session's roots", async () => {
+    const { dir } = setup("terminal-cwd");
+    const { toolkit, created } = await terminalPair(dir, { command: "sleep", cwd: "/" });
+    expect(await created).toMatchObject({ code: -32602 });
+    expect(toolkit.terminals!.list("s")).toEqual([]);
+    await toolkit.dispose();
   });
 
   it("dispose kills running terminals", async () => {
