@@ -123,10 +123,9 @@ export class PermissionBroker {
       return Promise.resolve(cancelledResponse());
     }
     const decided = decidePermission(params, this.policies, this.contextOf(params.sessionId));
-    if (decided !== undefined) {
-      this.record(params, decided);
-      return Promise.resolve(decided);
-    }
+    // A policy's own answer is not remembered: the policy answers again next time, for
+    // what it covers only (an "always" from a path rule must not cover every path).
+    if (decided !== undefined) return Promise.resolve(decided);
     if (this.prompt === undefined) return Promise.resolve(safePermissionResponse(params));
     return this.ask(params, this.prompt, signal);
   };

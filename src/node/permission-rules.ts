@@ -144,11 +144,18 @@ function checkPathPattern(pattern: string, fail: (problem: string) => never): vo
 
 /** Options of {@link permissionRules}. */
 export interface PermissionRulesOptions {
-  /** Match paths and commands ignoring case (for case-insensitive file systems). Default `false`. */
+  /**
+   * Match paths and commands ignoring case. Default: `true` on macOS and Windows, whose
+   * file systems usually ignore case (`deny edit .env` must catch `.ENV` there), `false`
+   * elsewhere.
+   */
   readonly nocase?: boolean;
   /** Answer with `*_always` options (see {@link PermissionVerdict.always}). Default `false`. */
   readonly always?: boolean;
 }
+
+/** Whether file names usually ignore case on this platform (macOS, Windows). */
+const CASE_INSENSITIVE_FILES = process.platform === "darwin" || process.platform === "win32";
 
 /**
  * A policy applying rules (parsed with {@link parsePermissionRules}, so invalid rules
@@ -167,7 +174,7 @@ export function permissionRules(
   rules: string | readonly string[],
   options: PermissionRulesOptions = {},
 ): PermissionPolicy {
-  const nocase = options.nocase === true;
+  const nocase = options.nocase ?? CASE_INSENSITIVE_FILES;
   const compiled = parsePermissionRules(rules).map((rule) => ruleMatcher(rule, nocase));
   const allow: PermissionVerdict = { decision: "allow", always: options.always === true };
   const reject: PermissionVerdict = { decision: "reject", always: options.always === true };

@@ -10,6 +10,7 @@
  * @module
  */
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ToolCallUpdate } from "../schema/types.gen.js";
 
 /** One path a tool call touches, in the two forms path rules match against. */
@@ -87,7 +88,25 @@ function rawPaths(toolCall: ToolCallUpdate): string[] {
   return found;
 }
 
-function toPermissionPath(raw: string, cwd: string | undefined, nocase: boolean): PermissionPath {
+/** `~/x`, `$HOME/x`, `%APPDATA%\\x`: a path whose start a shell would expand. */
+const EXPANDED_START = /^[~$%]/;
+/** A URI other than `file:` (a Windows drive letter `C:` is not a scheme). */
+const URI_SCHEME = /^[a-z][a-z0-9+.-]+:/i;
+
+function toPermissionPath(input: string, cwd: string | undefined, nocase: boolean): PermissionPath {
+  let raw = input;
+  if (/^file:/i.test(raw)) {
+    try {
+      raw = fileURLToPath(raw);
+    } catch {
+      return { absolute: undefined, relative: undefined };
+    }
+  }
+  // Not a place we can tell: no rule about paths can allow it (deny rules for any path do
+  // still apply).
+  if (EXPANDED_START.test(raw) || URI_SCHEME.test(raw)) {
+    return { absolute: undefined, relative: undefined };
+  }
   if (!isAbsolutePath(raw) && cwd === undefined) {
     const relative = path.posix.normalize(raw).replace(/\/$/, "");
     const outside = relative === ".." || relative.startsWith("../");

@@ -61,6 +61,31 @@ const decide = (
 const verdict = (policy: PermissionPolicy, request: RequestPermissionRequest, cwd?: string) =>
   policy(request, permissionContext("s1", cwd))?.decision;
 
+describe("paths a rule cannot place", () => {
+  const rules = permissionRules(["deny edit .env", "deny edit .git/**", "allow edit **"], {
+    nocase: false,
+  });
+  it("reads file: URIs as the paths they name", () => {
+    expect(verdict(rules, edit("file:///repo/.env"), "/repo")).toBe("reject");
+    expect(verdict(rules, edit("file:///repo/.git/hooks/pre-commit"), "/repo")).toBe("reject");
+    expect(verdict(rules, edit("file:///repo/src/a.ts"), "/repo")).toBe("allow");
+  });
+
+  it("lets no path rule allow ~, $VAR or other URIs (they are not inside the project)", () => {
+    for (const path of ["~/.ssh/authorized_keys", "$HOME/.bashrc", "https://example.com/x"]) {
+      expect(verdict(rules, edit(path), "/repo")).toBeUndefined();
+    }
+    expect(verdict(permissionRules("deny edit *"), edit("~/.bashrc"), "/repo")).toBe("reject");
+  });
+
+  it("ignores case when asked (the default on macOS and Windows)", () => {
+    const folded = permissionRules(["deny edit .env", "allow edit **"], { nocase: true });
+    expect(verdict(folded, edit("/repo/.ENV"), "/repo")).toBe("reject");
+    const exact = permissionRules(["deny edit .env", "allow edit **"], { nocase: false });
+    expect(verdict(exact, edit("/repo/.ENV"), "/repo")).toBe("allow");
+  });
+});
+
 describe("simple policies and option selection", () => {
   it("allow picks allow_once, or allow_always when remembering; never always for once", () => {
     expect(decide(allowAll(), req())).toEqual(selected("allow_once"));
@@ -358,7 +383,7 @@ describe("PermissionBroker", () => {
     expect(await read).toEqual(selected("allow_once"));
   });
 
-  it("remembers a policy's always answer too, but deny rules placed first keep priority", async () => {
+  it("remembers your always answers, not a policy's; deny rules placed first keep priority", async () => {
     const { prompt, calls } = manualPrompt();
     const broker = new PermissionBroker({
       policies: [
@@ -369,7 +394,8 @@ describe("PermissionBroker", () => {
       prompt,
     });
     expect(await broker.requestPermission(req({ kind: "read" }))).toEqual(selected("allow_always"));
-    expect(broker.remembered("s1").size).toBe(1);
+    // The policy answers again next time; remembering it would widen it to every read.
+    expect(broker.remembered("s1").size).toBe(0);
     const ls = broker.requestPermission(exec("ls"));
     await tick();
     calls[0]!.answer("allow_always-id");
