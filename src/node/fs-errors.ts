@@ -52,6 +52,8 @@ export const FileSystemErrorReasons = {
   PARENT_MISSING: "parent_missing",
   /** A component of the path that should be a directory is not one. */
   PARENT_NOT_DIRECTORY: "parent_not_directory",
+  /** The file to write exists and is read-only, or not writable by this process. */
+  READ_ONLY: "read_only",
   /** The operating system refused or failed (code `-32603`). */
   SYSTEM_ERROR: "system_error",
 } as const;

@@ -15,7 +15,17 @@
  */
 import { randomBytes } from "node:crypto";
 import type { Stats } from "node:fs";
-import { lstat, mkdir, open, realpath, rename, unlink, type FileHandle } from "node:fs/promises";
+import { constants } from "node:fs";
+import {
+  access,
+  lstat,
+  mkdir,
+  open,
+  realpath,
+  rename,
+  unlink,
+  type FileHandle,
+} from "node:fs/promises";
 import path from "node:path";
 import { isInside, type ConfinedPath } from "./fs-confine.js";
 import { FileSystemErrorReasons, errnoCode, refused } from "./fs-errors.js";
@@ -81,7 +91,11 @@ async function existingFile(target: ConfinedPath): Promise<Stats | undefined> {
     if (errnoCode(error) === "ENOTDIR") throw notADirectory(target, path.dirname(target.real));
     throw error;
   }
-  if (stats === undefined || stats.isFile()) return stats;
+  if (stats?.isFile() === true) {
+    await refuseReadOnly(target, stats);
+    return stats;
+  }
+  if (stats === undefined) return stats;
   if (stats.isDirectory()) {
     throw refused(
       FileSystemErrorReasons.IS_DIRECTORY,
@@ -94,6 +108,30 @@ async function existingFile(target: ConfinedPath): Promise<Stats | undefined> {
     `Cannot write ${target.requested}: it is not a regular file (a FIFO, socket, device or a link that changed); only regular files can be written.`,
     { path: target.requested },
   );
+}
+
+/**
+ * Refuses to replace a file made read-only (no write bit for anyone: how people protect a
+ * file, and root would otherwise write it anyway) or one this process may not write. A
+ * write by rename needs only the directory's permission, so this is checked here.
+ */
+async function refuseReadOnly(target: ConfinedPath, stats: Stats): Promise<void> {
+  let writable = (stats.mode & 0o222) !== 0;
+  if (writable) {
+    try {
+      await access(target.real, constants.W_OK);
+    } catch (error) {
+      if (errnoCode(error) !== "EACCES" && errnoCode(error) !== "EPERM") throw error;
+      writable = false;
+    }
+  }
+  if (!writable) {
+    throw refused(
+      FileSystemErrorReasons.READ_ONLY,
+      `Cannot write ${target.requested}: the file is read-only (or not writable by this process); make it writable to allow the change.`,
+      { path: target.requested },
+    );
+  }
 }
 
 /** A hidden name next to the target; short enough whatever the target's name is. */

@@ -404,6 +404,21 @@ describe.runIf(posix)("fs/write_text_file", () => {
     }
   });
 
+  it("refuses to replace a read-only file, even as root, and leaves it as it was", async () => {
+    const p = path.join(tree.root, "locked.txt");
+    await writeFile(p, "keep me\n");
+    await chmod(p, 0o444);
+    await expect(write(p, "changed")).rejects.toMatchObject({
+      code: -32602,
+      data: { reason: "read_only", path: p },
+    });
+    expect(await readFile(p, "utf8")).toBe("keep me\n");
+    expect(await tempFiles(tree.root)).toEqual([]);
+    await chmod(p, 0o644);
+    await write(p, "changed");
+    expect(await readFile(p, "utf8")).toBe("changed");
+  });
+
   it("writes through a link inside the roots to its target, keeping the link", async () => {
     await symlink(path.join(tree.other, "o.txt"), path.join(tree.root, "to-o"));
     await write(`${tree.root}/to-o`, "via link\n");
