@@ -122,9 +122,10 @@ describe("acp-kit run (live view)", () => {
     t.keys("Enter");
     await t.waitFor("Waiting for you to cancel.");
     t.keys("C-c");
-    await t.waitFor("Cancelling the turn… (Ctrl-C again to exit)");
     await t.waitFor("(stopped)");
     const ended = await t.waitFor("(the turn ended: cancelled)");
+    // The hint above the status line follows: "Cancelling the turn…", then this.
+    await t.waitFor("The turn was cancelled. (Ctrl-C again to exit)");
     // The turn's prompt comes before what was said about it.
     expect(ended.indexOf("› wait for me")).toBeLessThan(ended.indexOf("(the turn ended"));
     t.keys("C-c");
@@ -152,7 +153,7 @@ describe("acp-kit run (live view)", () => {
     t.type("go");
     t.keys("Enter");
     // While it streams, the live area shows the end of the reply and says what is above.
-    await t.waitFor(/lines above/);
+    await t.waitFor(/the start is above/);
     await t.waitFor(/word391 .* word400\n/);
     await t.waitFor(/›\s+type a message/);
     t.type("x");
@@ -339,6 +340,19 @@ describe("acp-kit run (live view)", () => {
 });
 
 describe("acp-kit demo (live view)", () => {
+  it("fits a permission box and the plan in a small window without wiping the scrollback", async () => {
+    const t = TmuxSession.start(
+      `seq -f MARKER-%g 1 30; ${shellQuote(process.execPath)} ${shellQuote(cli)} demo --fast`,
+      { cwd: repoRoot, width: 80, height: 24 },
+    );
+    sessions.push(t);
+    const asking = await t.waitFor("❯ 1. Allow", 30_000);
+    expect(asking.match(/MARKER-\d+/g)).toHaveLength(30);
+    t.keys("Enter");
+    const done = await t.waitFor(/✓ run .*node --version/, 30_000);
+    expect(done.match(/MARKER-\d+/g)).toHaveLength(30);
+  });
+
   it("has no colours with NO_COLOR, on a terminal too", async () => {
     const t = start("demo --fast", { NO_COLOR: "1" });
     await t.waitFor("Permission requested", 30_000);

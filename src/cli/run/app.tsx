@@ -6,7 +6,17 @@
  *
  * @module
  */
-import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import { existsSync } from "node:fs";
+import {
+  Box,
+  measureElement,
+  Static,
+  Text,
+  useApp,
+  useInput,
+  useStdout,
+  type DOMElement,
+} from "ink";
 import Spinner from "ink-spinner";
 import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
 import type { AuthMethod, PlanEntry } from "../../schema/types.gen.js";
@@ -18,6 +28,7 @@ import {
   type AgentEnd,
 } from "../controller.js";
 import { runClientCommand } from "./commands.js";
+import { Clamped } from "./clamped.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
 import { FirstQuestion } from "./question-view.js";
@@ -60,10 +71,8 @@ function ItemView({
         maxRows === undefined ? { text: full, hiddenLines: 0 } : liveTail(full, maxRows, columns);
       const text = shown.text;
       const earlier =
-        shown.hiddenLines > 0 ? (
-          <Text dimColor>
-            … {shown.hiddenLines} lines above (the whole reply is printed when it is complete)
-          </Text>
+        shown.hiddenLines > 0 || full !== text ? (
+          <Text dimColor>… (the start is above; the whole reply is printed when complete)</Text>
         ) : null;
       if (item.role === "user") {
         return (
@@ -78,9 +87,11 @@ function ItemView({
       if (item.role === "thought") {
         if (!ui.showThoughts) {
           const first = text.trim().split("\n")[0] ?? "";
+          // One row: the mark, the start of the thought, the key.
+          const room = Math.max(10, columns - 14);
           return (
             <Text dimColor italic>
-              ✻ {first.length > 70 ? `${first.slice(0, 70)}…` : first} (Ctrl-T)
+              ✻ {first.length > room ? `${first.slice(0, room)}…` : first} (Ctrl-T)
             </Text>
           );
         }
@@ -267,6 +278,14 @@ function ExitedView({ controller }: { controller: AgentController }): ReactNode 
   );
 }
 
+/**
+ * Whether what follows a leading `/` names a command: a plain word that is not an
+ * existing top-level path (`/etc/hosts: what is this?` and `/tmp is it full?` are prompts).
+ */
+function isCommandName(name: string): boolean {
+  return /^[\w-]+$/.test(name) && !existsSync(`/${name}`);
+}
+
 /** How many raw Ctrl-C characters a chunk of input holds. */
 function countCtrlC(input: string): number {
   let count = 0;
@@ -286,10 +305,18 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   // What the first Ctrl-C did and what a second would do, above the status line while
   // the count stands (it is about now, not part of the transcript).
   const [hint, setHint] = useState<string | undefined>(undefined);
+  const bottom = useRef<DOMElement>(null);
+  const [bottomRows, setBottomRows] = useState(3);
   const resetInterrupts = (): void => {
     interrupts.current = 0;
     setHint(undefined);
   };
+  // Once the cancelled turn has ended, the hint says so (a second Ctrl-C still exits).
+  useEffect(() => {
+    if (controller.phase !== "prompting" && hint?.startsWith("Cancelling") === true) {
+      setHint("The turn was cancelled. (Ctrl-C again to exit)");
+    }
+  });
   const [sentInitial, setSentInitial] = useState(false);
   const phase = controller.phase;
   const sessionId = controller.sessionId;
@@ -328,10 +355,10 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       return;
     }
     const slash = parseSlash(text);
-    // A name with a slash in it is a path ("/etc/hosts: what is this?"), not a command.
-    if (slash !== undefined && /^[\w:-]+$/.test(slash.name)) {
-      if (slash.name === "exit" || CLIENT_COMMANDS.some((c) => c.name === slash.name)) {
-        void runClientCommand(slash.name, slash.args, controller, ui).then((result) => {
+    if (slash !== undefined && isCommandName(slash.name)) {
+      const own = slash.name.toLowerCase();
+      if (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own)) {
+        void runClientCommand(own, slash.args, controller, ui).then((result) => {
           if (result === "quit") quit();
         });
         return;
@@ -408,14 +435,22 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
 
   const question = ui.questions[0];
   const live = thread.slice(settled);
+  // How tall the status and input lines are (measured: a long status line or a pasted
+  // block wraps), so that the live area gets the rest.
+  useEffect(() => {
+    if (bottom.current === null) return;
+    const { height } = measureElement(bottom.current);
+    if (height !== bottomRows) setBottomRows(height);
+  });
   const showLivePlan = phase === "prompting" && state?.plan != null && state.plan.length > 0;
-  // The live area must stay smaller than the screen (see `liveTail`): what the streaming
-  // item may use after the status and input lines, the plan and a question.
+  // The live area must stay shorter than the screen (see `Clamped`): it gets what the
+  // status and input lines leave. The streaming reply is cut to about that (`liveTail`)
+  // so that its end shows, and the clamp catches whatever the estimate misses.
   const rows = stdout.rows || 24;
-  const liveRows = Math.max(
-    4,
-    rows - 8 - (showLivePlan ? state.plan.length + 2 : 0) - (question === undefined ? 0 : 12),
-  );
+  // Ink redraws everything once its output is as tall as the screen: keep a row spare
+  // (and one for the margin above the status line, which measuring does not count).
+  const liveMax = Math.max(3, rows - bottomRows - 3);
+  const liveRows = Math.max(3, liveMax - 2 - (showLivePlan ? state.plan.length + 2 : 0));
   const inputEnabled = question === undefined && (phase === "ready" || phase === "prompting");
   return (
     <Box flexDirection="column">
@@ -429,7 +464,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       </Static>
       {ui.leaving ? null : (
         <>
-          <Box flexDirection="column">
+          <Clamped maxRows={liveMax}>
             {live.map((item, i) => (
               <ItemView
                 key={settled + i}
@@ -440,34 +475,34 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
               />
             ))}
             {showLivePlan ? <PlanView entries={state.plan} /> : null}
-          </Box>
-          <FirstQuestion ui={ui} sessions={controller.sessions} />
-          {phase === "auth-required" ? (
-            <AuthView
-              methods={controller.authMethods}
-              onChoose={(method) => {
-                // A terminal method hands the screen to the login command, which unmounts the
-                // view: say what happened once it is back.
-                const inTerminal = isTerminalAuth(method);
-                if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
-                void controller
-                  .authenticate(method, (command, args, env) =>
-                    suspend(() => inheritStdioRunner(command, args, env)),
-                  )
-                  .then(() => {
-                    if (inTerminal)
-                      ui.notify("info", `Logged in (${method.name}); agent restarted.`);
-                  })
-                  .catch((error: unknown) =>
-                    ui.notify("error", error instanceof Error ? error.message : String(error)),
-                  );
-              }}
-            />
-          ) : null}
-          {phase === "exited" && controller.wasReady ? (
-            <ExitedView controller={controller} />
-          ) : null}
-          <Box marginTop={1} flexDirection="column">
+            <FirstQuestion ui={ui} sessions={controller.sessions} />
+            {phase === "auth-required" ? (
+              <AuthView
+                methods={controller.authMethods}
+                onChoose={(method) => {
+                  // A terminal method hands the screen to the login command, which unmounts the
+                  // view: say what happened once it is back.
+                  const inTerminal = isTerminalAuth(method);
+                  if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
+                  void controller
+                    .authenticate(method, (command, args, env) =>
+                      suspend(() => inheritStdioRunner(command, args, env)),
+                    )
+                    .then(() => {
+                      if (inTerminal)
+                        ui.notify("info", `Logged in (${method.name}); agent restarted.`);
+                    })
+                    .catch((error: unknown) =>
+                      ui.notify("error", error instanceof Error ? error.message : String(error)),
+                    );
+                }}
+              />
+            ) : null}
+            {phase === "exited" && controller.wasReady ? (
+              <ExitedView controller={controller} />
+            ) : null}
+          </Clamped>
+          <Box ref={bottom} marginTop={1} flexDirection="column" flexShrink={0}>
             {hint === undefined ? null : <Text color="yellow">{hint}</Text>}
             <StatusLine controller={controller} state={state} />
             <InputLine
@@ -475,6 +510,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
               canSubmit={phase === "ready"}
               commands={allCommands(state?.availableCommands ?? null)}
               onSubmit={send}
+              maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
             />
           </Box>
         </>

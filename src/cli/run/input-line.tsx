@@ -19,10 +19,38 @@ export interface InputLineProps {
   readonly commands: readonly SlashCommand[];
   /** Called with the text when Enter is pressed. */
   readonly onSubmit: (text: string) => void;
+  /** The most lines of a multi-line text shown at once (around the cursor). */
+  readonly maxLines?: number;
+}
+
+/** The lines of `text` to show: at most `max`, the cursor's line among them. */
+function visibleWindow(
+  text: string,
+  cursor: number,
+  max: number,
+): { text: string; cursor: number; above: number; below: number } {
+  const lines = text.split("\n");
+  if (lines.length <= max) return { text, cursor, above: 0, below: 0 };
+  const cursorLine = text.slice(0, cursor).split("\n").length - 1;
+  const start = Math.max(0, Math.min(cursorLine - max + 1, lines.length - max));
+  const end = start + max;
+  const offset = lines.slice(0, start).reduce((n, line) => n + line.length + 1, 0);
+  return {
+    text: lines.slice(start, end).join("\n"),
+    cursor: cursor - offset,
+    above: start,
+    below: lines.length - end,
+  };
 }
 
 /** See the module comment. */
-export function InputLine({ enabled, canSubmit, commands, onSubmit }: InputLineProps): ReactNode {
+export function InputLine({
+  enabled,
+  canSubmit,
+  commands,
+  onSubmit,
+  maxLines = 8,
+}: InputLineProps): ReactNode {
   // Keys can arrive faster than React renders (a pasted line, or text and Enter sent
   // together by a terminal multiplexer), so the handler works on a ref that changes at
   // once, and the state only drives what is drawn.
@@ -50,12 +78,15 @@ export function InputLine({ enabled, canSubmit, commands, onSubmit }: InputLineP
     { isActive: enabled },
   );
 
-  const { text, cursor } = line;
+  const { text, cursor, above, below } = visibleWindow(line.text, line.cursor, maxLines);
   const under = text.slice(cursor, cursor + 1);
   return (
     <Box flexDirection="column">
+      {above > 0 ? <Text dimColor>{`  … ${above} more lines above`}</Text> : null}
       <Box>
-        <Text color={enabled ? "cyan" : "gray"}>{"› "}</Text>
+        <Box flexShrink={0}>
+          <Text color={enabled ? "cyan" : "gray"}>{"› "}</Text>
+        </Box>
         <Text>
           {text.slice(0, cursor)}
           {enabled ? <Text inverse>{under === "" || under === "\n" ? " " : under}</Text> : under}
@@ -64,6 +95,7 @@ export function InputLine({ enabled, canSubmit, commands, onSubmit }: InputLineP
         </Text>
         {text === "" && enabled ? <Text dimColor> type a message, / for commands</Text> : null}
       </Box>
+      {below > 0 ? <Text dimColor>{`  … ${below} more lines below`}</Text> : null}
       {enabled
         ? suggestions.map((c) => (
             <Text key={c.name} dimColor>

@@ -64,6 +64,10 @@ describe("editLine", () => {
     ).state;
     expect(run([["k", { ctrl: true }]], context(), middle).state.text).toBe("hello big wor");
     expect(run(["\u0017"], context(), typed).state.text).toBe("hello big ");
+    // The same keys inside a chunk of other input (fast typing, ssh).
+    expect(run(["abc\u0001X"]).state.text).toBe("Xabc");
+    expect(run(["abc\u0001\u0005X"]).state.text).toBe("abcX");
+    expect(run(["abcdef\u0001\u000bnew"]).state.text).toBe("new");
   });
 
   it("sends on Enter, trimmed, and only when it may", () => {

@@ -162,6 +162,11 @@ function applyRaw(state: LineState, raw: string, context: EditContext): EditResu
     else if (ch === "\t") current = complete(current, context);
     else if (ch === "\u0015") current = at(current, current.text.slice(current.cursor), 0);
     else if (ch === "\u0017") current = deleteWord(current);
+    else if (ch === "\u0001") current = at(current, current.text, 0);
+    else if (ch === "\u0005") current = at(current, current.text, current.text.length);
+    else if (ch === "\u000b") {
+      current = at(current, current.text.slice(0, current.cursor), current.cursor);
+    }
     // Other control characters (a Ctrl-C that came with other keys, ...) are not text.
   }
   flush();

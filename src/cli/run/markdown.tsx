@@ -107,8 +107,10 @@ function List({ list, depth }: { list: Tokens.List; depth: number }): ReactNode 
               : "◦";
         return (
           <Box key={i} flexDirection="row">
-            <Text>{`${"  ".repeat(depth)}${bullet} `}</Text>
-            <Box flexDirection="column" flexGrow={1}>
+            <Box flexShrink={0}>
+              <Text>{`${"  ".repeat(depth)}${bullet} `}</Text>
+            </Box>
+            <Box flexDirection="column" flexGrow={1} flexShrink={1}>
               {blocks(item.tokens, `li${depth}.${i}`, depth + 1, true)}
             </Box>
           </Box>

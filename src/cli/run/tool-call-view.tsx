@@ -97,7 +97,11 @@ export function DiffView({
         <Text dimColor>(no changes: the file already has this text)</Text>
       ) : null}
       {lines}
-      {hidden > 0 ? <Text dimColor>… {hidden} more lines</Text> : null}
+      {hidden > 0 ? (
+        <Text dimColor>
+          … {hidden} more {hidden === 1 ? "line" : "lines"}
+        </Text>
+      ) : null}
     </Box>
   );
 }
@@ -154,7 +158,11 @@ function ContentView({
               {l}
             </Text>
           ))}
-          {hidden > 0 ? <Text dimColor>… {hidden} more lines</Text> : null}
+          {hidden > 0 ? (
+            <Text dimColor>
+              … {hidden} more {hidden === 1 ? "line" : "lines"}
+            </Text>
+          ) : null}
         </Box>
       );
     }
