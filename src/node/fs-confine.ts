@@ -217,14 +217,23 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
 export async function confinePath(raw: unknown, roots: readonly string[]): Promise<ConfinedPath> {
   const normalised = checkPath(raw, roots);
   const requested = raw as string;
-  const [real, reals] = await Promise.all([resolveReal(normalised, requested), realRoots(roots)]);
+  const list = roots.length === 0 ? "the session has no roots" : `roots: ${roots.join(", ")}`;
+  const reals = await realRoots(roots);
+  // A path that is not even written inside a root is refused before the disk is touched:
+  // resolving it would tell the agent where links outside the project lead.
+  if (![...roots, ...reals].some((root) => isInside(normalised, root))) {
+    throw refused(
+      FileSystemErrorReasons.OUTSIDE_ROOTS,
+      `Access denied: ${requested} is outside the session's roots (${list}); only files inside them can be read or written.`,
+      { path: requested, roots: [...roots] },
+    );
+  }
+  const real = await resolveReal(normalised, requested);
   const root = reals.find((candidate) => isInside(real, candidate));
   if (root !== undefined) return { requested, real, root };
-  const where = real === normalised ? "" : ` (it resolves to ${real})`;
-  const list = roots.length === 0 ? "the session has no roots" : `roots: ${roots.join(", ")}`;
   throw refused(
     FileSystemErrorReasons.OUTSIDE_ROOTS,
-    `Access denied: ${requested}${where} is outside the session's roots (${list}); only files inside them can be read or written.`,
+    `Access denied: ${requested} (it resolves to ${real}) is outside the session's roots (${list}); only files inside them can be read or written.`,
     { path: requested, realPath: real, roots: [...roots] },
   );
 }

@@ -77,6 +77,16 @@ describe.runIf(posix)("escape corpus: paths outside the session's roots are refu
     expect(await readdir(tree.outside)).toEqual(["a.txt", "secret.txt"]);
   });
 
+  it("does not say where a link outside the roots leads", async () => {
+    await symlink(path.join(tree.outside, "secret.txt"), path.join(tree.outside, "pointer"));
+    const e = await rejection(read(path.join(tree.outside, "pointer")), -32602, "outside_roots");
+    expect(e.message).not.toContain("secret.txt");
+    expect(JSON.stringify(e.data)).not.toContain("secret.txt");
+    // A link inside a root that leads out is named, with where it leads: that is the news.
+    const inside = await rejection(read(`${tree.root}/link-file`), -32602, "outside_roots");
+    expect(inside.message).toContain("resolves to");
+  });
+
   it("suggests the absolute path for a relative one", async () => {
     const e = await rejection(read("sub/b.txt"), -32602, "relative_path");
     expect(e.data).toMatchObject({ suggestion: path.join(tree.root, "sub/b.txt") });
