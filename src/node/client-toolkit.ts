@@ -4,6 +4,8 @@
  *
  * @module
  */
+import { realpath } from "node:fs/promises";
+import path from "node:path";
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
 import type { Client } from "../peer/client.js";
@@ -117,7 +119,8 @@ export class ClientToolkit {
   client(): Client {
     const { files, terminals, handlers } = this;
     const served: Partial<Client> = {
-      requestPermission: this.permissions.requestPermission,
+      requestPermission: async (params, context) =>
+        this.permissions.requestPermission(await this.withLinkTargets(params), context),
       sessionUpdate: async (params) => {
         this.sessions.apply(params);
         await handlers.sessionUpdate?.(params);
@@ -147,6 +150,40 @@ export class ClientToolkit {
     }
     const { sessionUpdate: _own, ...rest } = handlers;
     return { ...served, ...rest } as Client;
+  }
+
+  /**
+   * The request with, for each location that is a link inside the session's roots, where
+   * the link leads added as another location: path rules then judge both (a deny for
+   * `.env` catches `src/config -> ../.env`; an allow must cover both).
+   */
+  private async withLinkTargets(
+    params: schema.RequestPermissionRequest,
+  ): Promise<schema.RequestPermissionRequest> {
+    const { files } = this;
+    const place = this.places.get(params.sessionId);
+    const locations = params.toolCall.locations ?? [];
+    if (files === undefined || place === undefined || locations.length === 0) return params;
+    const roots = [place.cwd, ...(place.additionalDirectories ?? [])];
+    const targets = await Promise.all(
+      locations.map(async ({ path: where }) => {
+        if (!path.isAbsolute(where)) return undefined;
+        const real = await files.resolvePath(params.sessionId, where).catch(() => undefined);
+        if (real === undefined) return undefined;
+        // The target in the same spelling as the roots (a root may itself be a link).
+        for (const root of roots) {
+          const realRoot = await realpath(root).catch(() => root);
+          if (real === realRoot || real.startsWith(realRoot + path.sep)) {
+            const target = root + real.slice(realRoot.length);
+            return target === where ? undefined : target;
+          }
+        }
+        return real === where ? undefined : real;
+      }),
+    );
+    const added = targets.filter((t): t is string => t !== undefined).map((t) => ({ path: t }));
+    if (added.length === 0) return params;
+    return { ...params, toolCall: { ...params.toolCall, locations: [...locations, ...added] } };
   }
 
   /**

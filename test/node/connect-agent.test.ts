@@ -1,4 +1,12 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -11,7 +19,13 @@ import {
   PROTOCOL_VERSION,
   type ContentBlock,
 } from "../../src/index.js";
-import { allowAll, ClientToolkit, connectAgent, denyAll } from "../../src/node/index.js";
+import {
+  allowAll,
+  ClientToolkit,
+  connectAgent,
+  denyAll,
+  permissionRules,
+} from "../../src/node/index.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const temp = realpathSync(mkdtempSync(join(tmpdir(), "acp-connect-")));
@@ -215,6 +229,31 @@ describe("ClientToolkit", () => {
     expect(await created).toMatchObject({ code: -32602 });
     expect(toolkit.terminals!.list("s")).toEqual([]);
     await toolkit.dispose();
+  });
+
+  it("judges a link by where it leads too: a deny for .env catches src/config -> ../.env", async () => {
+    const { dir } = setup("links");
+    mkdirSync(join(dir, "src"));
+    writeFileSync(join(dir, ".env"), "SECRET=1\n");
+    symlinkSync("../.env", join(dir, "src", "config"));
+    writeFileSync(join(dir, "src", "plain.ts"), "");
+    const toolkit = new ClientToolkit({
+      permissions: { policies: [permissionRules("deny edit .env\nallow edit src/**")] },
+    });
+    toolkit.trackSession("s", { cwd: dir });
+    const ask = (file: string) =>
+      toolkit.client().requestPermission({
+        sessionId: "s",
+        toolCall: { toolCallId: "t", kind: "edit", locations: [{ path: join(dir, file) }] },
+        options: [
+          { optionId: "yes", name: "Allow", kind: "allow_once" },
+          { optionId: "no", name: "Reject", kind: "reject_once" },
+        ],
+      });
+    expect(await ask("src/config")).toEqual({ outcome: { outcome: "selected", optionId: "no" } });
+    expect(await ask("src/plain.ts")).toEqual({
+      outcome: { outcome: "selected", optionId: "yes" },
+    });
   });
 
   it("dispose kills running terminals", async () => {
