@@ -80,6 +80,20 @@ export function checkLineRange(line: unknown, limit: unknown, path: string): Lin
   };
 }
 
+/**
+ * How far into a file a line range is looked for, as a multiple of the read limit: a
+ * `line` deep in a huge (or sparse) file must not keep the client scanning for minutes.
+ */
+const SCAN_LIMIT_FACTOR = 16;
+
+function scannedTooFar(path: string, scanned: number): Error {
+  return refused(
+    FileSystemErrorReasons.TOO_LARGE,
+    `The requested lines of ${path} start more than ${scanned} bytes into the file, too far to look for them; read a smaller file, or an earlier part of this one.`,
+    { path, scannedBytes: scanned },
+  );
+}
+
 function tooLarge(path: string, maxBytes: number, size?: number): Error {
   const message =
     size === undefined
@@ -153,11 +167,15 @@ async function readRange(
     parts.push(bytes);
   };
   if (range.count === 0) return Buffer.alloc(0);
+  const scanLimit = settings.maxBytes * SCAN_LIMIT_FACTOR;
+  let scanned = 0;
   for (;;) {
     settings.signal?.throwIfAborted();
+    if (scanned > scanLimit && line < range.first) throw scannedTooFar(path, scanned);
     const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
     if (bytesRead === 0) break;
+    scanned += bytesRead;
     const chunk = buffer.subarray(0, bytesRead);
     let position = 0;
     while (position < chunk.length) {

@@ -345,6 +345,21 @@ describe.runIf(posix)("fs/read_text_file: what can be read", () => {
     await rejection(read(`${tree.root}/big.txt`, { line: 2 }), -32602, "too_large");
   });
 
+  it("does not scan a huge file for lines far down it", async () => {
+    files = handler({ maxReadBytes: 1000 }); // scans at most about 16 times that
+    const big = Array.from({ length: 20_000 }, (_, i) => `line ${i + 1}\n`).join("");
+    await writeFile(path.join(tree.root, "huge.txt"), big);
+    expect(await read(`${tree.root}/huge.txt`, { line: 100, limit: 1 })).toEqual({
+      content: "line 100\n",
+    });
+    const e = await rejection(
+      read(`${tree.root}/huge.txt`, { line: 19_000, limit: 1 }),
+      -32602,
+      "too_large",
+    );
+    expect(e.message).toMatch(/too far to look for them/);
+  });
+
   it("refuses invalid UTF-8 by default, or replaces it when configured", async () => {
     await writeFile(path.join(tree.root, "bin"), Buffer.from([0x61, 0x0a, 0xff, 0xfe, 0x0a]));
     const e = await rejection(read(`${tree.root}/bin`), -32602, "invalid_utf8");
