@@ -111,6 +111,7 @@ export class JsonRpcConnection {
     this.transport = transportFor(stream, { logger: this.logger });
     this.transport.start({
       message: (message) => this.inbox.push(message),
+      endOfChunk: () => this.inbox.endOfChunk(),
       oversized: ({ envelope, maxBytes }) => {
         if (envelope.hasMethod || envelope.id === undefined) return;
         this.pending

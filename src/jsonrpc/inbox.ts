@@ -65,6 +65,8 @@ export class Inbox {
   private hold: Hold | undefined;
   /** Set after a response, until the code awaiting it has run (see the module comment). */
   private yielding = false;
+  /** A macrotask is scheduled to end the yield. */
+  private waitingForTask = false;
   /** Set once the input ended: deliver what is left without waiting for handlers. */
   private finishing: (() => void) | undefined;
   private resumeReading: (() => void) | undefined;
@@ -143,10 +145,7 @@ export class Inbox {
     const outcome = this.host.dispatch(message);
     if (outcome === undefined) return;
     if (outcome === RESPONSE_DELIVERED) {
-      if (!this.yielding) {
-        this.yielding = true;
-        queueMicrotask(this.endYield);
-      }
+      this.yielding = true;
       return;
     }
     if (this.finishing !== undefined) return;
@@ -166,15 +165,22 @@ export class Inbox {
   }
 
   /**
-   * Runs once the synchronous delivery that included a response is over. If nothing came
-   * with the response, delivery goes on at once; else what came waits for a macrotask.
+   * The transport handed over everything it read together. If a response was among it,
+   * what came after the response waits for a macrotask (see the module comment); if
+   * nothing did, delivery goes on at once.
    */
-  private readonly endYield = (): void => {
-    if (this.head === this.backlog.length) this.yielding = false;
-    else nextTask(this.afterYield);
-  };
+  endOfChunk(): void {
+    if (!this.yielding || this.waitingForTask) return;
+    if (this.head === this.backlog.length) {
+      this.yielding = false;
+      return;
+    }
+    this.waitingForTask = true;
+    nextTask(this.afterYield);
+  }
 
   private readonly afterYield = (): void => {
+    this.waitingForTask = false;
     this.yielding = false;
     this.drain();
   };
@@ -190,6 +196,8 @@ export class Inbox {
       this.backlog[this.head++] = undefined;
       this.deliver(message);
     }
+    // What a drain delivers is delivered together, like a chunk.
+    this.endOfChunk();
     if (this.head === this.backlog.length) {
       this.backlog = [];
       this.head = 0;

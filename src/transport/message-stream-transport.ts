@@ -50,6 +50,7 @@ export class MessageStreamTransport implements Transport {
         const { value, done } = await reader.read();
         if (done) break;
         const pause = sink.message(value);
+        sink.endOfChunk?.();
         if (pause !== undefined) await pause;
       }
       if (!this.closing) sink.closed(undefined, "input");

@@ -253,6 +253,7 @@ class NdJsonTransport implements Transport {
             if (pause !== undefined) await pause;
           }
         }
+        sink.endOfChunk?.();
         if (this.isClosing()) return;
         const drained = this.outputDrained();
         if (drained !== undefined) await drained;
@@ -265,6 +266,7 @@ class NdJsonTransport implements Transport {
             ? this.deliverLine(last, sink)
             : this.deliverOversized(last, sink);
         if (pause !== undefined) await pause;
+        sink.endOfChunk?.();
       }
       if (!this.closing) sink.closed(undefined, "input");
     } catch (error) {

@@ -19,6 +19,8 @@ export interface TransportSink {
    * else). Returning a promise pauses delivery of later messages until it settles.
    */
   message(message: unknown): void | Promise<void>;
+  /** The messages read together (one chunk of input) have all been handed over. */
+  endOfChunk?(): void;
   /** A message was too large and was dropped; requests among them were already answered. */
   oversized(info: { bytes: number; envelope: EnvelopeInfo; maxBytes: number }): void;
   /**
