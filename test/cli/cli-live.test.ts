@@ -270,7 +270,8 @@ describe("acp-kit run (live view)", () => {
     t.keys("1");
     await t.waitFor("Did all of these show up?");
     // What the probe asks about is on the screen: check it as the person would.
-    const screen = await t.waitFor("❯ 1. Yes");
+    await t.waitFor("❯ 1. Yes");
+    const screen = await t.waitFor("☑ First step");
     for (const shown of [
       "(probe) a user message chunk",
       "• one",

@@ -18,7 +18,14 @@ import {
   type DOMElement,
 } from "ink";
 import Spinner from "ink-spinner";
-import { useEffect, useRef, useState, useSyncExternalStore, type ReactNode } from "react";
+import {
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from "react";
 import type { AuthMethod, PlanEntry } from "../../schema/types.gen.js";
 import type { SessionState, ThreadItem } from "../../session/state.js";
 import {
@@ -437,7 +444,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   const live = thread.slice(settled);
   // How tall the status and input lines are (measured: a long status line or a pasted
   // block wraps), so that the live area gets the rest.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (bottom.current === null) return;
     const { height } = measureElement(bottom.current);
     if (height !== bottomRows) setBottomRows(height);

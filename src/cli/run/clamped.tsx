@@ -10,7 +10,7 @@
  * @module
  */
 import { Box, measureElement, type DOMElement } from "ink";
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useLayoutEffect, useRef, useState, type ReactNode } from "react";
 
 /** See the module comment. */
 export function Clamped({
@@ -24,7 +24,8 @@ export function Clamped({
   // The content's own height, as last measured (one render behind: content that grows
   // is clipped for that render, never drawn too tall).
   const [height, setHeight] = useState(0);
-  useEffect(() => {
+  // Before the frame is written (layout is computed at commit): no frame at the old height.
+  useLayoutEffect(() => {
     if (inner.current === null) return;
     const measured = measureElement(inner.current).height;
     if (measured !== height) setHeight(measured);
