@@ -49,11 +49,9 @@ describe("acp-kit run (live view)", () => {
   it("streams text, renders Markdown, and completes slash commands", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("CLI test agent 1.2.3");
-    t.type("please stream");
-    t.keys("Enter");
+    t.send("please stream");
     await t.waitFor("one two three four five");
-    t.type("markdown");
-    t.keys("Enter");
+    t.send("markdown");
     const screen = await t.waitFor("const answer = 42;");
     expect(screen).toContain("Big title");
     expect(screen).toMatch(/• item one/);
@@ -61,8 +59,7 @@ describe("acp-kit run (live view)", () => {
     t.type("/sh");
     await t.waitFor("/shout text to shout — Repeat loudly");
     t.keys("Tab");
-    t.type("hello");
-    t.keys("Enter");
+    t.send("hello");
     await t.waitFor("hello!!!");
   });
 
@@ -88,8 +85,7 @@ describe("acp-kit run (live view)", () => {
   it("updates a tool call row in place, from running to completed", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("CLI test agent 1.2.3");
-    t.type("run the tool");
-    t.keys("Enter");
+    t.send("run the tool");
     const running = await t.waitFor(/search Scan the files/);
     expect(running).not.toMatch(/✓ search Scan the files/);
     const done = await t.waitFor(/✓ search Scan the files/);
@@ -100,16 +96,14 @@ describe("acp-kit run (live view)", () => {
   it("asks for permission and takes the choice from the keyboard", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("CLI test agent 1.2.3");
-    t.type("permission please");
-    t.keys("Enter");
+    t.send("permission please");
     await t.waitFor("Permission requested");
     await t.waitFor("❯ 1. Allow");
     t.keys("Down");
     await t.waitFor("❯ 2. Reject");
     t.keys("Enter");
     await t.waitFor("REJECTED");
-    t.type("permission again");
-    t.keys("Enter");
+    t.send("permission again");
     await t.waitFor("Permission requested");
     t.keys("1");
     await t.waitFor("ALLOWED");
@@ -118,8 +112,7 @@ describe("acp-kit run (live view)", () => {
   it("cancels the turn on Ctrl-C, and exits on a second Ctrl-C", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("CLI test agent 1.2.3");
-    t.type("wait for me");
-    t.keys("Enter");
+    t.send("wait for me");
     await t.waitFor("Waiting for you to cancel.");
     t.keys("C-c");
     await t.waitFor("(stopped)");
@@ -150,8 +143,7 @@ describe("acp-kit run (live view)", () => {
     );
     sessions.push(t);
     await t.waitFor("tall 1");
-    t.type("go");
-    t.keys("Enter");
+    t.send("go");
     // While it streams, the live area shows the end of the reply and says what is above.
     await t.waitFor(/the start is above/);
     await t.waitFor(/word391 .* word400\n/);
@@ -186,8 +178,7 @@ describe("acp-kit run (live view)", () => {
       `run -- ${shellQuote(process.execPath)} ${shellQuote(scriptedAgent)} ${shellQuote(scenario.path)}`,
     );
     await t.waitFor("builder 0.1.0");
-    t.type("build it");
-    t.keys("Enter");
+    t.send("build it");
     const terminalPid = await scenario.terminalPid();
     expect(isAlive(terminalPid)).toBe(true);
     t.kill();
@@ -206,8 +197,7 @@ describe("acp-kit run (live view)", () => {
   it("leaves a clean screen on /quit: no input line or status left behind", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("CLI test agent 1.2.3");
-    t.type("/quit");
-    t.keys("Enter");
+    t.send("/quit");
     const screen = await t.waitFor("[exited 0]");
     expect(screen).not.toContain("type a message");
     expect(screen).toMatch(/^\[exited 0\]$/m);
@@ -218,8 +208,7 @@ describe("acp-kit run (live view)", () => {
       `run -- ${shellQuote(process.execPath)} ${shellQuote(fixture("crash-agent.mjs"))}`,
     );
     await t.waitFor("crasher 0.0.1");
-    t.type("hello");
-    t.keys("Enter");
+    t.send("hello");
     const screen = await t.waitFor("The agent exited with code 3.");
     expect(screen).toContain("fatal: the model backend went away");
     expect(screen).toContain("Press r to restart it, q to quit.");
@@ -238,12 +227,10 @@ describe("acp-kit run (live view)", () => {
     await t.waitFor("❯ 1. Log in with a token (runs a login command here)");
     t.keys("Enter");
     await t.waitFor("Token for the login agent:");
-    t.type("open sesame");
-    t.keys("Enter");
+    t.send("open sesame");
     await t.waitFor("Logged in (Log in with a token); agent restarted.");
     expect(existsSync(marker)).toBe(true);
-    t.type("hi");
-    t.keys("Enter");
+    t.send("hi");
     await t.waitFor("Hello, logged-in user.");
   });
 
@@ -253,8 +240,7 @@ describe("acp-kit run (live view)", () => {
     t.keys("Enter");
     await t.waitFor("Logging in with Use a token…");
     await t.waitFor("type a message");
-    t.type("hello");
-    t.keys("Enter");
+    t.send("hello");
     await t.waitFor("logged in and answering");
   });
 
@@ -264,8 +250,7 @@ describe("acp-kit run (live view)", () => {
       `run -- ${shellQuote(process.execPath)} ${shellQuote(cli)} check-client --report ${shellQuote(report)}`,
     );
     await t.waitFor("acp-kit client probe");
-    t.type("check my client");
-    t.keys("Enter");
+    t.send("check my client");
     await t.waitFor("a harmless permission request");
     t.keys("1");
     await t.waitFor("Did all of these show up?");
@@ -299,17 +284,13 @@ describe("acp-kit run (live view)", () => {
   it("starts a new session with /new, lists them and loads one back with /sessions", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("CLI test agent 1.2.3");
-    t.type("please stream");
-    t.keys("Enter");
+    t.send("please stream");
     await t.waitFor("one two three four five");
-    t.type("/new");
-    t.keys("Enter");
+    t.send("/new");
     await t.waitFor("New session session-2.");
-    t.type("/sessions");
-    t.keys("Enter");
+    t.send("/sessions");
     await t.waitFor(/ {2}session-1\n\* session-2/);
-    t.type("/sessions session-1");
-    t.keys("Enter");
+    t.send("/sessions session-1");
     // The agent replays the session's history, and it is shown again.
     await t.waitFor(
       /Switching to session session-1…\s+› please stream\s+one two three four five\s+Loaded session session-1\./,
@@ -319,23 +300,19 @@ describe("acp-kit run (live view)", () => {
   it("switches modes with /mode", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("mode: Ask");
-    t.type("/mode code");
-    t.keys("Enter");
+    t.send("/mode code");
     await t.waitFor("mode: Code");
   });
 
   it("says so for an unknown command instead of sending it; // sends it as it is", async () => {
     const t = runScenario("cli-scenario.json");
     await t.waitFor("CLI test agent 1.2.3");
-    t.type("/bogus now");
-    t.keys("Enter");
+    t.send("/bogus now");
     await t.waitFor("Unknown command /bogus: /help lists the commands.");
-    t.type("/config nope 1");
-    t.keys("Enter");
+    t.send("/config nope 1");
     await t.waitFor("This agent has no config options.");
     // A path is not a command; "//" sends a slash command the agent did not offer.
-    t.type("//shout loud");
-    t.keys("Enter");
+    t.send("//shout loud");
     await t.waitFor("loud!!!");
   });
 });

@@ -62,6 +62,12 @@ export class TmuxSession {
     execFileSync("tmux", ["send-keys", "-t", this.name, "-l", text]);
   }
 
+  /** Types a line and presses Enter, as a person sends a message. */
+  send(text: string): void {
+    this.type(text);
+    this.keys("Enter");
+  }
+
   /**
    * The visible screen (and the scrollback), as text; with `escapes`, with the colour and
    * style sequences the program used.
