@@ -29,6 +29,7 @@
  * @module
  */
 import picomatch from "picomatch/posix.js";
+import { ALL_TOOL_KINDS } from "../schema/tool-kinds.js";
 import type { ToolKind } from "../schema/types.gen.js";
 import type { PermissionPolicy, PermissionVerdict } from "./permission-policy.js";
 import { normalizeCommand } from "./permission-subjects.js";
@@ -77,18 +78,7 @@ export class PermissionRuleError extends Error {
 }
 
 /** The tool kinds a rule may name (besides `*`). */
-export const TOOL_KINDS: readonly ToolKind[] = [
-  "read",
-  "edit",
-  "delete",
-  "move",
-  "search",
-  "execute",
-  "think",
-  "fetch",
-  "switch_mode",
-  "other",
-];
+export const TOOL_KINDS: readonly ToolKind[] = ALL_TOOL_KINDS;
 
 const SYNTAX = "expected `<allow|deny> <kind|*> <pattern>`";
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ALL_TOOL_KINDS } from "../schema/tool-kinds.js";
 import type { ScenarioStep } from "./scenario-step-types.js";
 
 /** The kind keys of steps. */
@@ -89,18 +90,7 @@ export const STOP_REASONS = [
   "cancelled",
 ] as const;
 /** `ToolKind` values. @internal */
-export const TOOL_KIND_VALUES = [
-  "read",
-  "edit",
-  "delete",
-  "move",
-  "search",
-  "execute",
-  "think",
-  "fetch",
-  "switch_mode",
-  "other",
-] as const;
+export const TOOL_KIND_VALUES = ALL_TOOL_KINDS;
 /** `ToolCallStatus` values. @internal */
 export const TOOL_STATUSES = ["pending", "in_progress", "completed", "failed"] as const;
 /** `PlanEntryStatus` values. @internal */
