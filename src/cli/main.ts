@@ -11,6 +11,7 @@ import { VERSION } from "../version.js";
 import { listAgents, agentsConfigPath, AgentsConfigError } from "./agents.js";
 import { useColor } from "./color.js";
 import { EXIT_CODE_HELP, ExitCodes } from "./exit-codes.js";
+import { plainReason } from "./live-view.js";
 import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
 import { resolveTarget, UsageError } from "./target.js";
 
@@ -31,6 +32,16 @@ function directory(value: string): string {
   if (stats === undefined) throw new InvalidArgumentError(`${path} does not exist.`);
   if (!stats.isDirectory()) throw new InvalidArgumentError(`${path} is not a directory.`);
   return path;
+}
+
+/**
+ * `run` and `demo`: true for a plain transcript. When the reason is not plain to see (a
+ * terminal, but CI set), it is said on stderr.
+ */
+function plainMode(flag: boolean | undefined): boolean {
+  const reason = plainReason(flag);
+  if (reason !== undefined && reason !== "") process.stderr.write(`acp-kit: ${reason}\n`);
+  return reason !== undefined;
 }
 
 /** A whole number above zero (`--request-timeout`). */
@@ -132,7 +143,7 @@ export function buildProgram(): Command {
         target,
         cwd: opts.cwd,
         policies: policiesFromFlags(opts),
-        plain: opts.plain === true || !process.stdout.isTTY || !process.stdin.isTTY,
+        plain: plainMode(opts.plain),
         color: useColor(process.stdout),
       });
     } catch (error) {
@@ -155,15 +166,15 @@ export function buildProgram(): Command {
 The demo agent shows a plan, reads a file, proposes an edit as a diff and applies it only
 with your permission, runs a harmless command in a terminal, and has a /explain command
 and two modes. It only touches files in its temporary directory, which is removed when the
-demo ends (unless --keep). When stdout is not a terminal, it prints a plain transcript
-(and, unless a permission flag says otherwise, grants permission requests inside that
-directory).`,
+demo ends (unless --keep). When stdout is not a terminal (or CI is set), it prints a
+plain transcript (and, unless a permission flag says otherwise, grants permission requests
+inside that directory).`,
       ),
   ).action(async (opts: PolicyFlags & { plain?: boolean; fast?: boolean; keep?: boolean }) => {
     try {
       const { runDemo } = await import("./demo-command.js");
       process.exitCode = await runDemo({
-        plain: opts.plain === true || !process.stdout.isTTY || !process.stdin.isTTY,
+        plain: plainMode(opts.plain),
         fast: opts.fast === true,
         keep: opts.keep === true,
         flags: opts,

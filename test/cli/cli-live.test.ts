@@ -318,6 +318,16 @@ describe("acp-kit run (live view)", () => {
 });
 
 describe("acp-kit demo (live view)", () => {
+  it("prints a plain transcript, and says why, on a terminal with CI set", async () => {
+    // Ink draws no frames when CI is set: a live view would hide the permission question.
+    const t = start("demo --fast", { CI: "1" });
+    await t.waitFor("CI is set in the environment, so this is a plain transcript", 30_000);
+    await t.waitFor("[exited 0]", 60_000);
+    const screen = t.screen();
+    expect(screen).toContain("[permission]");
+    expect(screen).toMatch(/node --version/);
+  });
+
   it("fits a permission box and the plan in a small window without wiping the scrollback", async () => {
     const t = TmuxSession.start(
       `seq -f MARKER-%g 1 30; ${shellQuote(process.execPath)} ${shellQuote(cli)} demo --fast`,

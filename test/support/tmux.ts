@@ -16,8 +16,8 @@ export class TmuxSession {
 
   /**
    * Starts `command` (a shell command line) in a new detached session of the given size.
-   * CI markers are removed from the environment so that the program behaves as on a
-   * person's terminal.
+   * CI markers and colour settings are removed from the environment (for every command of
+   * the line) so that the program behaves as on a person's terminal.
    */
   static start(
     command: string,
@@ -27,7 +27,8 @@ export class TmuxSession {
     const env = Object.entries(options.env ?? {})
       .map(([k, v]) => `${k}=${shellQuote(v)}`)
       .join(" ");
-    const line = `cd ${shellQuote(options.cwd)} && env -u CI -u CONTINUOUS_INTEGRATION -u GITHUB_ACTIONS TERM=xterm-256color ${env} ${command}; echo "[exited $?]"; sleep 600`;
+    // Unset and exported for the whole command line, which may be several commands.
+    const line = `cd ${shellQuote(options.cwd)} && unset CI CONTINUOUS_INTEGRATION GITHUB_ACTIONS NO_COLOR FORCE_COLOR && export TERM=xterm-256color ${env} && { ${command}; }; echo "[exited $?]"; sleep 600`;
     const args = [
       "new-session",
       "-d",

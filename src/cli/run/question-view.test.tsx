@@ -54,6 +54,7 @@ describe("QuestionView", () => {
       stdout: t.stdout,
       stdin: t.stdin,
       patchConsole: false,
+      debug: true, // every frame written whole, CI or not (Ink writes none in CI otherwise)
     });
     const first = ui.askPermission(request("a", ["allow_once", "reject_once"]), info);
     const second = ui.askPermission(request("b", ["allow_once"]), info);
@@ -75,6 +76,7 @@ describe("QuestionView", () => {
       stdout: t.stdout,
       stdin: t.stdin,
       patchConsole: false,
+      debug: true, // every frame written whole, CI or not (Ink writes none in CI otherwise)
     });
     const byNumber = ui.askPermission(
       request("a", ["allow_once", "allow_always", "reject_once"]),
