@@ -97,6 +97,7 @@ export class TerminalManager implements Pick<
   async createTerminal(
     params: schema.CreateTerminalRequest,
   ): Promise<schema.CreateTerminalResponse> {
+    await this.roomAfterReleased();
     this.checkCapacity();
     const terminalId = `term_${randomUUID()}`;
     const { sessionId } = params;
@@ -227,9 +228,28 @@ export class TerminalManager implements Pick<
     void proc.whenGone().then(() => this.dying.delete(proc));
   }
 
+  /**
+   * Released terminals count toward `maxTerminals` until their process group is gone, so
+   * that create-and-release cannot pile up processes that ignore `SIGTERM`. When only they
+   * stand in the way, this waits for them: each is gone at most `killGraceMs` after its
+   * release.
+   */
+  private async roomAfterReleased(): Promise<void> {
+    const max = this.maxTerminals();
+    for (;;) {
+      const live = this.terminals.size + this.starting;
+      if (this.closed || live >= max || live + this.dying.size < max) return;
+      await Promise.race([...this.dying].map((proc) => proc.whenGone()));
+    }
+  }
+
+  private maxTerminals(): number {
+    return this.options.maxTerminals ?? DEFAULT_MAX_TERMINALS;
+  }
+
   private checkCapacity(): void {
     if (this.closed) throw new RequestError(ErrorCodes.INTERNAL_ERROR, "Terminals are closed");
-    const max = this.options.maxTerminals ?? DEFAULT_MAX_TERMINALS;
+    const max = this.maxTerminals();
     if (this.terminals.size + this.starting >= max) {
       throw new RequestError(
         ErrorCodes.INTERNAL_ERROR,

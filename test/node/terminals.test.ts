@@ -239,6 +239,21 @@ describe("limits and ownership", () => {
     await startLong(terminals);
   });
 
+  it.skipIf(!POSIX)(
+    "counts a released terminal that ignores SIGTERM until it is gone: create waits for it",
+    async () => {
+      const terminals = manager({ maxTerminals: 1, killGraceMs: 400 });
+      const stubborn = await startLong(terminals, "process.on('SIGTERM',()=>{})");
+      const [info] = terminals.list();
+      const pid = info?.pid ?? 0;
+      await terminals.releaseTerminal(stubborn);
+      // The next create answers only once the stubborn one got SIGKILL: never two at once.
+      const next = await startLong(terminals);
+      expect(isAlive(pid)).toBe(false);
+      await terminals.releaseTerminal(next);
+    },
+  );
+
   it("answers -32002 for unknown ids and for another session's terminal", async () => {
     const terminals = manager();
     const ids = await startLong(terminals);
