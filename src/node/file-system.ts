@@ -12,6 +12,7 @@ import type {
   WriteTextFileRequest,
   WriteTextFileResponse,
 } from "../schema/types.gen.js";
+import { ConcurrencyLimit } from "./concurrency-limit.js";
 import { checkRoots, confinePath, type ConfinedPath } from "./fs-confine.js";
 import { FileSystemErrorReasons, refused, toRequestError } from "./fs-errors.js";
 import { checkLineRange, readTextRange, sliceLines } from "./fs-read.js";
@@ -19,6 +20,9 @@ import { writeTextAtomically } from "./fs-write.js";
 
 /** The default {@link FileSystemHandlerOptions.maxReadBytes}: 10 MiB. */
 export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
+
+/** The default {@link FileSystemHandlerOptions.maxConcurrentReads}. */
+export const DEFAULT_MAX_CONCURRENT_READS = 4;
 
 /** A session's roots: its `cwd` first, then its `additionalDirectories`. */
 export type SessionRoots =
@@ -39,6 +43,13 @@ export interface FileSystemHandlerOptions {
    * {@link DEFAULT_MAX_READ_BYTES}.
    */
   maxReadBytes?: number;
+  /**
+   * How many reads are served at once; later ones wait their turn (a cancelled request
+   * leaves the queue). With `maxReadBytes`, this bounds the memory that reads take
+   * however many requests an agent sends at once. Default
+   * {@link DEFAULT_MAX_CONCURRENT_READS}; `Infinity` for no limit.
+   */
+  maxConcurrentReads?: number;
   /**
    * Create missing parent directories (inside the roots) when writing. Default `false`:
    * writing into a directory that does not exist is refused with a clear error.
@@ -95,6 +106,7 @@ export class FileSystemHandler {
   private readonly sessions = new Map<string, readonly string[]>();
   private readonly maxReadBytes: number;
   private readonly options: FileSystemHandlerOptions;
+  private readonly reads: ConcurrencyLimit;
 
   /**
    * Creates a handler; add each session's roots with {@link addSession} (or give a
@@ -108,6 +120,13 @@ export class FileSystemHandler {
       throw new RangeError(`maxReadBytes must be a non-negative integer, got ${String(max)}.`);
     }
     this.maxReadBytes = max;
+    const reads = options.maxConcurrentReads ?? DEFAULT_MAX_CONCURRENT_READS;
+    if (!(reads === Infinity || (Number.isSafeInteger(reads) && reads > 0))) {
+      throw new RangeError(
+        `maxConcurrentReads must be a whole number above 0 or Infinity, got ${String(reads)}.`,
+      );
+    }
+    this.reads = new ConcurrencyLimit(reads);
     this.options = options;
   }
 
@@ -157,14 +176,22 @@ export class FileSystemHandler {
   }
 
   /**
-   * `fs/read_text_file`: the file's text, or the lines `line` to `line + limit - 1`.
+   * `fs/read_text_file`: the file's text, or the lines `line` to `line + limit - 1`. Waits
+   * its turn while {@link FileSystemHandlerOptions.maxConcurrentReads} reads are underway.
    *
    * @param params - The request's params.
    * @param context - The request context; its signal cancels a long read.
    */
-  async readTextFile(
+  readTextFile(
     params: ReadTextFileRequest,
     context?: RequestContext,
+  ): Promise<ReadTextFileResponse> {
+    return this.reads.run(() => this.read(params, context), context?.signal);
+  }
+
+  private async read(
+    params: ReadTextFileRequest,
+    context: RequestContext | undefined,
   ): Promise<ReadTextFileResponse> {
     const requested = describe(params.path);
     try {

@@ -41,6 +41,7 @@ export { agentStdioStream, type AgentStdioOptions } from "./agent-stdio.js";
 // Serving files
 export {
   FileSystemHandler,
+  DEFAULT_MAX_CONCURRENT_READS,
   DEFAULT_MAX_READ_BYTES,
   type FileSystemHandlerOptions,
   type SessionRoots,

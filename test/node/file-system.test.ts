@@ -390,6 +390,40 @@ describe.runIf(posix)("fs/read_text_file: what can be read", () => {
     expect(unsavedText).toHaveBeenCalledTimes(2);
   });
 
+  it("serves at most maxConcurrentReads reads at once; a cancelled one leaves the queue", async () => {
+    const gates: (() => void)[] = [];
+    // The editor's unsaved text arrives when the test says: each read in progress waits.
+    const unsavedText = vi.fn(
+      () => new Promise<undefined>((resolve) => gates.push(() => resolve(undefined))),
+    );
+    files = handler({ unsavedText, maxConcurrentReads: 2 });
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const cancel = new AbortController();
+    const context = { id: 3, method: "fs/read_text_file", signal: cancel.signal };
+    const reads = [
+      read(`${tree.root}/a.txt`),
+      read(`${tree.root}/sub/b.txt`),
+      files.readTextFile({ sessionId: "s1", path: `${tree.root}/a.txt` }, context),
+      read(`${tree.root}/sub/b.txt`),
+    ];
+    await settle();
+    expect(unsavedText).toHaveBeenCalledTimes(2);
+    cancel.abort(new Error("cancelled by peer"));
+    await expect(reads[2]).rejects.toThrow("cancelled by peer");
+    gates.shift()?.();
+    await expect(reads[0]).resolves.toEqual({ content: "root a\n" });
+    await settle();
+    // The cancelled read never started; the fourth took the free slot.
+    expect(unsavedText).toHaveBeenCalledTimes(3);
+    for (const open of gates.splice(0)) open();
+    await expect(reads[1]).resolves.toEqual({ content: "root b\n" });
+    await expect(reads[3]).resolves.toEqual({ content: "root b\n" });
+    expect(() => new FileSystemHandler({ maxConcurrentReads: 0 })).toThrow(RangeError);
+    expect(() => new FileSystemHandler({ maxConcurrentReads: Infinity })).not.toThrow();
+  });
+
   it("stops when the request is cancelled", async () => {
     const controller = new AbortController();
     controller.abort(new Error("cancelled by peer"));
