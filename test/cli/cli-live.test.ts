@@ -341,6 +341,26 @@ describe("acp-kit demo (live view)", () => {
     expect(done.match(/MARKER-\d+/g)).toHaveLength(30);
   });
 
+  it("leaves the input line at the bottom of the screen after a turn, not blank rows under it", async () => {
+    const t = TmuxSession.start(`${shellQuote(process.execPath)} ${shellQuote(cli)} demo --fast`, {
+      cwd: repoRoot,
+      width: 100,
+      height: 30,
+    });
+    sessions.push(t);
+    await t.waitFor("❯ 1. Allow", 30_000);
+    t.keys("Enter");
+    await t.waitFor(/Next, try \/explain/, 30_000);
+    await t.waitFor(/›\s+type a message/);
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the last frames
+    const rows = t.visibleRows();
+    expect(rows).toHaveLength(30);
+    // The transcript is longer than the screen, so it fills it: what a live area that
+    // shrank left behind would show as empty rows below the input line.
+    const input = rows.findIndex((row) => /›\s+type a message/.test(row));
+    expect(rows.length - 1 - input, rows.join("\n")).toBeLessThanOrEqual(1);
+  });
+
   it("has no colours with NO_COLOR, on a terminal too", async () => {
     const t = start("demo --fast", { NO_COLOR: "1" });
     await t.waitFor("Permission requested", 30_000);

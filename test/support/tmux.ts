@@ -78,6 +78,14 @@ export class TmuxSession {
     return execFileSync("tmux", [...args, "-t", this.name], { encoding: "utf8" });
   }
 
+  /** The visible screen only (no scrollback), one string per row. */
+  visibleRows(): string[] {
+    const text = execFileSync("tmux", ["capture-pane", "-p", "-t", this.name], {
+      encoding: "utf8",
+    });
+    return text.replace(/\n$/, "").split("\n");
+  }
+
   /** Waits until the screen matches; throws with the screen when it does not in time. */
   async waitFor(match: string | RegExp, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;

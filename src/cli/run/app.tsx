@@ -450,12 +450,14 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     if (height !== bottomRows) setBottomRows(height);
   });
   const showLivePlan = phase === "prompting" && state?.plan != null && state.plan.length > 0;
-  // The live area must stay shorter than the screen (see `Clamped`): it gets what the
-  // status and input lines leave. The streaming reply is cut to about that (`liveTail`)
-  // so that its end shows, and the clamp catches whatever the estimate misses.
+  // The live area must stay shorter than the screen (see `Clamped`): Ink redraws
+  // everything once its output is as tall as the screen, so keep a row spare, and one for
+  // the cursor's line under the input. The layout engine gives the items what the status
+  // and input lines leave; the streaming reply is also cut to about that (`liveTail`,
+  // from the measured height of those lines) so that its end shows and says what is above.
   const rows = stdout.rows || 24;
-  // Ink redraws everything once its output is as tall as the screen: keep a row spare
-  // (and one for the margin above the status line, which measuring does not count).
+  const liveHeight = Math.max(4, rows - 2);
+  // The rows left for the items (the margin above the status line not measured).
   const liveMax = Math.max(3, rows - bottomRows - 3);
   const liveRows = Math.max(3, liveMax - 2 - (showLivePlan ? state.plan.length + 2 : 0));
   const inputEnabled = question === undefined && (phase === "ready" || phase === "prompting");
@@ -470,57 +472,59 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
         )}
       </Static>
       {ui.leaving ? null : (
-        <>
-          <Clamped maxRows={liveMax}>
-            {live.map((item, i) => (
-              <ItemView
-                key={settled + i}
-                item={item}
-                ui={ui}
-                asking={question?.request.toolCall.toolCallId}
-                maxRows={i === live.length - 1 ? liveRows : undefined}
+        <Clamped
+          maxRows={liveHeight}
+          bottom={
+            <Box ref={bottom} marginTop={1} flexDirection="column" flexShrink={0}>
+              {hint === undefined ? null : <Text color="yellow">{hint}</Text>}
+              <StatusLine controller={controller} state={state} />
+              <InputLine
+                enabled={inputEnabled}
+                canSubmit={phase === "ready"}
+                commands={allCommands(state?.availableCommands ?? null)}
+                onSubmit={send}
+                maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
               />
-            ))}
-            {showLivePlan ? <PlanView entries={state.plan} /> : null}
-            <FirstQuestion ui={ui} sessions={controller.sessions} />
-            {phase === "auth-required" ? (
-              <AuthView
-                methods={controller.authMethods}
-                onChoose={(method) => {
-                  // A terminal method hands the screen to the login command, which unmounts the
-                  // view: say what happened once it is back.
-                  const inTerminal = isTerminalAuth(method);
-                  if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
-                  void controller
-                    .authenticate(method, (command, args, env) =>
-                      suspend(() => inheritStdioRunner(command, args, env)),
-                    )
-                    .then(() => {
-                      if (inTerminal)
-                        ui.notify("info", `Logged in (${method.name}); agent restarted.`);
-                    })
-                    .catch((error: unknown) =>
-                      ui.notify("error", error instanceof Error ? error.message : String(error)),
-                    );
-                }}
-              />
-            ) : null}
-            {phase === "exited" && controller.wasReady ? (
-              <ExitedView controller={controller} />
-            ) : null}
-          </Clamped>
-          <Box ref={bottom} marginTop={1} flexDirection="column" flexShrink={0}>
-            {hint === undefined ? null : <Text color="yellow">{hint}</Text>}
-            <StatusLine controller={controller} state={state} />
-            <InputLine
-              enabled={inputEnabled}
-              canSubmit={phase === "ready"}
-              commands={allCommands(state?.availableCommands ?? null)}
-              onSubmit={send}
-              maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
+            </Box>
+          }
+        >
+          {live.map((item, i) => (
+            <ItemView
+              key={settled + i}
+              item={item}
+              ui={ui}
+              asking={question?.request.toolCall.toolCallId}
+              maxRows={i === live.length - 1 ? liveRows : undefined}
             />
-          </Box>
-        </>
+          ))}
+          {showLivePlan ? <PlanView entries={state.plan} /> : null}
+          <FirstQuestion ui={ui} sessions={controller.sessions} />
+          {phase === "auth-required" ? (
+            <AuthView
+              methods={controller.authMethods}
+              onChoose={(method) => {
+                // A terminal method hands the screen to the login command, which unmounts the
+                // view: say what happened once it is back.
+                const inTerminal = isTerminalAuth(method);
+                if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
+                void controller
+                  .authenticate(method, (command, args, env) =>
+                    suspend(() => inheritStdioRunner(command, args, env)),
+                  )
+                  .then(() => {
+                    if (inTerminal)
+                      ui.notify("info", `Logged in (${method.name}); agent restarted.`);
+                  })
+                  .catch((error: unknown) =>
+                    ui.notify("error", error instanceof Error ? error.message : String(error)),
+                  );
+              }}
+            />
+          ) : null}
+          {phase === "exited" && controller.wasReady ? (
+            <ExitedView controller={controller} />
+          ) : null}
+        </Clamped>
       )}
     </Box>
   );

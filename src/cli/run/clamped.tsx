@@ -1,47 +1,51 @@
 /**
- * {@link Clamped}: a column that is never taller than a given number of rows. When its
- * content is taller, the top is cut off and the bottom shows (the newest part of a turn).
+ * {@link Clamped}: the live area of the view, never taller than a given number of rows.
+ * The `bottom` part (status and input lines) always shows whole; the content above it
+ * gets the rest, and when it is taller its top is cut off, so that its newest part shows.
  *
- * The live area of the view must stay shorter than the screen: when Ink's output is
- * taller, Ink clears the whole terminal (scrollback included) and redraws everything on
- * every frame. Estimating heights from text cannot be exact (wrapping, frames, margins),
- * so the content is measured after each render and the box clips it.
+ * The live area must stay shorter than the screen: when Ink's output is taller, Ink
+ * clears the whole terminal (scrollback included) and redraws everything on every frame.
+ * Heights cannot be estimated from text (wrapping, frames, margins), so the layout engine
+ * does it: Yoga's max-height on the area, which Ink's `Box` does not expose, is set on its
+ * layout node. Nothing is measured after the fact, so no frame is drawn at an old height:
+ * a stale taller frame would leave blank rows under the input line once it shrinks.
  *
  * @module
  */
-import { Box, measureElement, type DOMElement } from "ink";
-import { useLayoutEffect, useRef, useState, type ReactNode } from "react";
+import { Box, type DOMElement } from "ink";
+import { useCallback, useRef, type ReactNode } from "react";
 
 /** See the module comment. */
 export function Clamped({
   maxRows,
+  bottom,
   children,
 }: {
   maxRows: number;
+  bottom: ReactNode;
   children: ReactNode;
 }): ReactNode {
-  const inner = useRef<DOMElement>(null);
-  // The content's own height, as last measured (one render behind: content that grows
-  // is clipped for that render, never drawn too tall).
-  const [height, setHeight] = useState(0);
-  // Before the frame is written (layout is computed at commit): no frame at the old height.
-  useLayoutEffect(() => {
-    if (inner.current === null) return;
-    const measured = measureElement(inner.current).height;
-    if (measured !== height) setHeight(measured);
-  });
+  const rows = Math.max(1, Math.floor(maxRows));
+  const area = useRef<DOMElement | null>(null);
+  // Set when the node is attached, and again on every render (before the layout of the
+  // frame it belongs to) so that a new limit holds from its first frame.
+  const attach = useCallback(
+    (node: DOMElement | null) => {
+      area.current = node;
+      node?.yogaNode?.setMaxHeight(rows);
+    },
+    [rows],
+  );
+  area.current?.yogaNode?.setMaxHeight(rows);
   return (
-    <Box
-      flexDirection="column"
-      justifyContent="flex-end"
-      overflowY="hidden"
-      flexShrink={0}
-      height={Math.max(0, Math.min(height, maxRows))}
-    >
-      {/* Absolute: laid out at its own height whatever the box's, so that it can be measured. */}
-      <Box ref={inner} position="absolute" width="100%" flexDirection="column" flexShrink={0}>
-        {children}
+    <Box ref={attach} flexDirection="column" flexShrink={0}>
+      {/* Shrinks to what `bottom` leaves; its content keeps its height, cut at the top. */}
+      <Box flexDirection="column" justifyContent="flex-end" overflowY="hidden" flexShrink={1}>
+        <Box flexDirection="column" flexShrink={0}>
+          {children}
+        </Box>
       </Box>
+      {bottom}
     </Box>
   );
 }
