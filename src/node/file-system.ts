@@ -46,7 +46,8 @@ export interface FileSystemHandlerOptions {
   /**
    * How many reads are served at once; later ones wait their turn (a cancelled request
    * leaves the queue). With `maxReadBytes`, this bounds the memory that reads take
-   * however many requests an agent sends at once. Default
+   * however many requests an agent sends at once. A read's turn includes the
+   * {@link FileSystemHandlerOptions.unsavedText} callback. Default
    * {@link DEFAULT_MAX_CONCURRENT_READS}; `Infinity` for no limit.
    */
   maxConcurrentReads?: number;

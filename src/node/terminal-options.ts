@@ -86,8 +86,9 @@ export interface TerminalManagerOptions {
   /**
    * How many terminals may exist at once (created and not yet released, whether running
    * or exited). Past it `terminal/create` fails with `-32603`. A released terminal whose
-   * process group is still dying counts too: `terminal/create` then waits for it (at most
-   * about `killGraceMs`) rather than failing. Default 16.
+   * process group is still dying counts too: when only such terminals are in the way,
+   * `terminal/create` waits for one to go (each goes at most `killGraceMs` after its
+   * release) rather than failing. Default 16.
    */
   maxTerminals?: number;
   /** How long a killed command has after `SIGTERM` before `SIGKILL`. Default 2000 ms. */

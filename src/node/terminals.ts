@@ -97,11 +97,15 @@ export class TerminalManager implements Pick<
   async createTerminal(
     params: schema.CreateTerminalRequest,
   ): Promise<schema.CreateTerminalResponse> {
-    await this.roomAfterReleased();
     this.checkCapacity();
     const terminalId = `term_${randomUUID()}`;
     const { sessionId } = params;
+    // Invalid params are answered at once, without waiting for room.
     const startOptions = this.startOptions(params, terminalId);
+    // No await between the last check and the reservation: creates made at the same time
+    // each see the others' reservations.
+    while (this.blockedByReleased()) await this.oneReleasedGone();
+    this.checkCapacity();
     this.starting++;
     let proc: TerminalProcess;
     try {
@@ -230,17 +234,18 @@ export class TerminalManager implements Pick<
 
   /**
    * Released terminals count toward `maxTerminals` until their process group is gone, so
-   * that create-and-release cannot pile up processes that ignore `SIGTERM`. When only they
-   * stand in the way, this waits for them: each is gone at most `killGraceMs` after its
-   * release.
+   * that create-and-release cannot pile up processes that ignore `SIGTERM`. True when only
+   * they stand in the way of a new terminal; `createTerminal` then waits for one to go
+   * (each goes at most `killGraceMs` after its release).
    */
-  private async roomAfterReleased(): Promise<void> {
+  private blockedByReleased(): boolean {
+    const live = this.terminals.size + this.starting;
     const max = this.maxTerminals();
-    for (;;) {
-      const live = this.terminals.size + this.starting;
-      if (this.closed || live >= max || live + this.dying.size < max) return;
-      await Promise.race([...this.dying].map((proc) => proc.whenGone()));
-    }
+    return !this.closed && live < max && live + this.dying.size >= max;
+  }
+
+  private oneReleasedGone(): Promise<void> {
+    return Promise.race([...this.dying].map((proc) => proc.whenGone()));
   }
 
   private maxTerminals(): number {

@@ -397,9 +397,10 @@ describe.runIf(posix)("fs/read_text_file: what can be read", () => {
       () => new Promise<undefined>((resolve) => gates.push(() => resolve(undefined))),
     );
     files = handler({ unsavedText, maxConcurrentReads: 2 });
-    const settle = async () => {
-      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-    };
+    const calls = (n: number) => vi.waitFor(() => expect(unsavedText).toHaveBeenCalledTimes(n));
+    // Time for a third read to start if the limit did not hold (the checks before the
+    // callback run on the thread pool).
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 100));
     const cancel = new AbortController();
     const context = { id: 3, method: "fs/read_text_file", signal: cancel.signal };
     const reads = [
@@ -408,14 +409,16 @@ describe.runIf(posix)("fs/read_text_file: what can be read", () => {
       files.readTextFile({ sessionId: "s1", path: `${tree.root}/a.txt` }, context),
       read(`${tree.root}/sub/b.txt`),
     ];
-    await settle();
+    await calls(2);
+    await pause();
     expect(unsavedText).toHaveBeenCalledTimes(2);
     cancel.abort(new Error("cancelled by peer"));
     await expect(reads[2]).rejects.toThrow("cancelled by peer");
     gates.shift()?.();
     await expect(reads[0]).resolves.toEqual({ content: "root a\n" });
-    await settle();
     // The cancelled read never started; the fourth took the free slot.
+    await calls(3);
+    await pause();
     expect(unsavedText).toHaveBeenCalledTimes(3);
     for (const open of gates.splice(0)) open();
     await expect(reads[1]).resolves.toEqual({ content: "root b\n" });

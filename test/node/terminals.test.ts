@@ -242,15 +242,21 @@ describe("limits and ownership", () => {
   it.skipIf(!POSIX)(
     "counts a released terminal that ignores SIGTERM until it is gone: create waits for it",
     async () => {
-      const terminals = manager({ maxTerminals: 1, killGraceMs: 400 });
+      const terminals = manager({ maxTerminals: 2, killGraceMs: 400 });
       const stubborn = await startLong(terminals, "process.on('SIGTERM',()=>{})");
-      const [info] = terminals.list();
-      const pid = info?.pid ?? 0;
+      const pid = terminals.list()[0]?.pid ?? 0;
       await terminals.releaseTerminal(stubborn);
-      // The next create answers only once the stubborn one got SIGKILL: never two at once.
-      const next = await startLong(terminals);
-      expect(isAlive(pid)).toBe(false);
-      await terminals.releaseTerminal(next);
+      // Two creates at once: one fits beside the dying terminal, the other must wait until
+      // it got SIGKILL. Never three process groups at once.
+      const started = await Promise.all([startLong(terminals), startLong(terminals)]);
+      await waitFor(() => !isAlive(pid), "the released terminal reaped", 100);
+      expect(terminals.list()).toHaveLength(2);
+      // Invalid params are answered at once, even when a create would have to wait.
+      await terminals.releaseTerminal(started[0]);
+      await expectRequestError(
+        terminals.createTerminal({ sessionId: S, command: NODE, cwd: "relative/dir" }),
+        -32602,
+      );
     },
   );
 
