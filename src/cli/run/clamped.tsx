@@ -13,7 +13,7 @@
  * @module
  */
 import { Box, type DOMElement } from "ink";
-import { useCallback, useRef, type ReactNode } from "react";
+import { useCallback, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 
 /** See the module comment. */
 export function Clamped({
@@ -37,12 +37,16 @@ export function Clamped({
     [rows],
   );
   area.current?.yogaNode?.setMaxHeight(rows);
+  // The first layout of a new node comes before its ref is attached: the items wait for
+  // the next render, or that first frame would be drawn unclamped.
+  const [attached, setAttached] = useState(false);
+  useLayoutEffect(() => setAttached(true), []);
   return (
     <Box ref={attach} flexDirection="column" flexShrink={0}>
       {/* Shrinks to what `bottom` leaves; its content keeps its height, cut at the top. */}
       <Box flexDirection="column" justifyContent="flex-end" overflowY="hidden" flexShrink={1}>
         <Box flexDirection="column" flexShrink={0}>
-          {children}
+          {attached ? children : null}
         </Box>
       </Box>
       {bottom}

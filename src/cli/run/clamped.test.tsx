@@ -1,0 +1,81 @@
+import { PassThrough } from "node:stream";
+import { Box, render, Text } from "ink";
+import type { ReactNode } from "react";
+import { describe, expect, it } from "vitest";
+import { Clamped } from "./clamped.js";
+
+/** Renders in Ink's debug mode (every frame written whole) and collects the frames. */
+function frames(tree: ReactNode) {
+  const stdout = Object.assign(new PassThrough(), { columns: 40, rows: 20, isTTY: true });
+  const written: string[] = [];
+  stdout.on("data", (chunk: Buffer) => written.push(chunk.toString("utf8")));
+  const instance = render(tree, {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    debug: true,
+    patchConsole: false,
+  });
+  const lines = (frame: string) => frame.replace(/\n$/, "").split("\n");
+  return { written, lines, instance };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+function View({ items, maxRows }: { items: number; maxRows: number }): ReactNode {
+  return (
+    <Clamped
+      maxRows={maxRows}
+      bottom={
+        <Box marginTop={1} flexShrink={0}>
+          <Text>STATUS</Text>
+        </Box>
+      }
+    >
+      {Array.from({ length: items }, (_, i) => (
+        <Text key={i}>line {i + 1}</Text>
+      ))}
+    </Clamped>
+  );
+}
+
+describe("Clamped", () => {
+  it("never draws a frame taller than maxRows, its first one included", async () => {
+    const t = frames(<View items={30} maxRows={8} />);
+    await settle();
+    expect(t.written.length).toBeGreaterThan(0);
+    for (const frame of t.written) expect(t.lines(frame).length).toBeLessThanOrEqual(8);
+    // The newest items show, the top is cut; the bottom part is whole.
+    expect(t.lines(t.written.at(-1) ?? "")).toEqual([
+      "line 25",
+      "line 26",
+      "line 27",
+      "line 28",
+      "line 29",
+      "line 30",
+      "",
+      "STATUS",
+    ]);
+    t.instance.unmount();
+  });
+
+  it("follows the content down at once, and a new limit from its first frame", async () => {
+    const t = frames(<View items={30} maxRows={8} />);
+    await settle();
+    t.written.length = 0;
+    t.instance.rerender(<View items={2} maxRows={8} />);
+    await settle();
+    // No frame at the old height when the content shrinks.
+    expect(t.written.map((frame) => t.lines(frame))).toEqual([["line 1", "line 2", "", "STATUS"]]);
+    t.written.length = 0;
+    t.instance.rerender(<View items={30} maxRows={5} />);
+    await settle();
+    for (const frame of t.written) expect(t.lines(frame).length).toBeLessThanOrEqual(5);
+    expect(t.lines(t.written.at(-1) ?? "")).toEqual([
+      "line 28",
+      "line 29",
+      "line 30",
+      "",
+      "STATUS",
+    ]);
+    t.instance.unmount();
+  });
+});
