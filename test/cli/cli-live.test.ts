@@ -361,6 +361,30 @@ describe("acp-kit demo (live view)", () => {
     expect(rows.length - 1 - input, rows.join("\n")).toBeLessThanOrEqual(1);
   });
 
+  it("clears the screen at most once when the window gets shorter under a permission box", async () => {
+    const t = TmuxSession.start(`${shellQuote(process.execPath)} ${shellQuote(cli)} demo --fast`, {
+      cwd: repoRoot,
+      width: 100,
+      height: 45,
+    });
+    sessions.push(t);
+    const raw = join(testTempDir("acp-kit-resize-"), "raw.txt");
+    t.record(raw);
+    await t.waitFor("❯ 1. Allow", 30_000);
+    // Ink clears the screen once when the window gets shorter than its last frame (that
+    // frame cannot be erased line by line any more). After that, every frame must fit the
+    // new height; before, the live area kept the old one until something re-rendered, and
+    // Ink cleared the screen and scrollback on every frame of the spinner.
+    t.resize(100, 18);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    t.keys("Enter");
+    await t.waitFor(/✓ run .*node --version/, 30_000);
+    await t.waitFor(/›\s+type a message/);
+    expect(t.visibleRows()).toHaveLength(18);
+    const clears = readFileSync(raw, "latin1").split("\u001b[3J").length - 1;
+    expect(clears).toBeLessThanOrEqual(1);
+  });
+
   it("has no colours with NO_COLOR, on a terminal too", async () => {
     const t = start("demo --fast", { NO_COLOR: "1" });
     await t.waitFor("Permission requested", 30_000);

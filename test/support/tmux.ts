@@ -78,6 +78,27 @@ export class TmuxSession {
     return execFileSync("tmux", [...args, "-t", this.name], { encoding: "utf8" });
   }
 
+  /** Resizes the window, as a person dragging its corner. */
+  resize(width: number, height: number): void {
+    execFileSync("tmux", [
+      "resize-window",
+      "-t",
+      this.name,
+      "-x",
+      String(width),
+      "-y",
+      String(height),
+    ]);
+  }
+
+  /**
+   * Records everything the program writes from now on (escape sequences included) to
+   * `file`; read it with `readFileSync`.
+   */
+  record(file: string): void {
+    execFileSync("tmux", ["pipe-pane", "-t", this.name, "-o", `cat >> ${shellQuote(file)}`]);
+  }
+
   /** The visible screen only (no scrollback), one string per row. */
   visibleRows(): string[] {
     const text = execFileSync("tmux", ["capture-pane", "-p", "-t", this.name], {

@@ -19,6 +19,7 @@ import {
 } from "ink";
 import Spinner from "ink-spinner";
 import {
+  useCallback,
   useEffect,
   useLayoutEffect,
   useRef,
@@ -300,12 +301,30 @@ function countCtrlC(input: string): number {
   return count;
 }
 
+/**
+ * Re-renders when the terminal is resized, so that widths and the streaming reply's cut
+ * follow the window. (The live area's height limit follows at once: see `Clamped`.)
+ */
+function useTerminalSize(stdout: NodeJS.WriteStream): string {
+  const subscribe = useCallback(
+    (onChange: () => void) => {
+      stdout.on("resize", onChange);
+      return () => {
+        stdout.off("resize", onChange);
+      };
+    },
+    [stdout],
+  );
+  return useSyncExternalStore(subscribe, () => `${stdout.columns}x${stdout.rows}`);
+}
+
 /** The application; see the module comment. */
 export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps): ReactNode {
   useSyncExternalStore(controller.onChange, controller.snapshot);
   useSyncExternalStore(ui.subscribe, ui.snapshot);
   const app = useApp();
   const { stdout } = useStdout();
+  useTerminalSize(stdout);
   const columns = stdout.columns || 80;
   // A ref, not state: two Ctrl-C can arrive before the next render.
   const interrupts = useRef(0);
@@ -456,7 +475,6 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   // and input lines leave; the streaming reply is also cut to about that (`liveTail`,
   // from the measured height of those lines) so that its end shows and says what is above.
   const rows = stdout.rows || 24;
-  const liveHeight = Math.max(4, rows - 2);
   // The rows left for the items (the margin above the status line not measured).
   const liveMax = Math.max(3, rows - bottomRows - 3);
   const liveRows = Math.max(3, liveMax - 2 - (showLivePlan ? state.plan.length + 2 : 0));
@@ -473,7 +491,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       </Static>
       {ui.leaving ? null : (
         <Clamped
-          maxRows={liveHeight}
+          spareRows={2}
           bottom={
             <Box ref={bottom} marginTop={1} flexDirection="column" flexShrink={0}>
               {hint === undefined ? null : <Text color="yellow">{hint}</Text>}
