@@ -16,11 +16,14 @@ const scriptedAgent = join(repoRoot, "dist", "scripted-agent.js");
 const fixture = (name: string): string => join(repoRoot, "test", "cli", "fixtures", name);
 const sessions: TmuxSession[] = [];
 
-function start(args: string, env: Record<string, string> = {}): TmuxSession {
+function start(
+  args: string,
+  env: Record<string, string> = {},
+  size = { width: 100, height: 45 },
+): TmuxSession {
   const session = TmuxSession.start(`${shellQuote(process.execPath)} ${shellQuote(cli)} ${args}`, {
     cwd: repoRoot,
-    width: 100,
-    height: 45,
+    ...size,
     env,
   });
   sessions.push(session);
@@ -342,12 +345,7 @@ describe("acp-kit demo (live view)", () => {
   });
 
   it("leaves the input line at the bottom of the screen after a turn, not blank rows under it", async () => {
-    const t = TmuxSession.start(`${shellQuote(process.execPath)} ${shellQuote(cli)} demo --fast`, {
-      cwd: repoRoot,
-      width: 100,
-      height: 30,
-    });
-    sessions.push(t);
+    const t = start("demo --fast", {}, { width: 100, height: 30 });
     await t.waitFor("❯ 1. Allow", 30_000);
     t.keys("Enter");
     await t.waitFor(/Next, try \/explain/, 30_000);
@@ -362,12 +360,7 @@ describe("acp-kit demo (live view)", () => {
   });
 
   it("clears the screen at most once when the window gets shorter under a permission box", async () => {
-    const t = TmuxSession.start(`${shellQuote(process.execPath)} ${shellQuote(cli)} demo --fast`, {
-      cwd: repoRoot,
-      width: 100,
-      height: 45,
-    });
-    sessions.push(t);
+    const t = start("demo --fast", {}, { width: 100, height: 45 });
     const raw = join(testTempDir("acp-kit-resize-"), "raw.txt");
     t.record(raw);
     await t.waitFor("❯ 1. Allow", 30_000);
