@@ -391,10 +391,12 @@ describe.runIf(posix)("fs/read_text_file: what can be read", () => {
   });
 
   it("serves at most maxConcurrentReads reads at once; a cancelled one leaves the queue", async () => {
-    const gates: (() => void)[] = [];
     // The editor's unsaved text arrives when the test says: each read in progress waits.
+    // Reads reach the callback in any order (their checks run on the thread pool).
+    const gates: { real: string; open: () => void }[] = [];
     const unsavedText = vi.fn(
-      () => new Promise<undefined>((resolve) => gates.push(() => resolve(undefined))),
+      (real: string) =>
+        new Promise<undefined>((resolve) => gates.push({ real, open: () => resolve(undefined) })),
     );
     files = handler({ unsavedText, maxConcurrentReads: 2 });
     const calls = (n: number) => vi.waitFor(() => expect(unsavedText).toHaveBeenCalledTimes(n));
@@ -414,13 +416,13 @@ describe.runIf(posix)("fs/read_text_file: what can be read", () => {
     expect(unsavedText).toHaveBeenCalledTimes(2);
     cancel.abort(new Error("cancelled by peer"));
     await expect(reads[2]).rejects.toThrow("cancelled by peer");
-    gates.shift()?.();
+    gates.find((gate) => gate.real === path.join(tree.root, "a.txt"))?.open(); // the first read's
     await expect(reads[0]).resolves.toEqual({ content: "root a\n" });
     // The cancelled read never started; the fourth took the free slot.
     await calls(3);
     await pause();
     expect(unsavedText).toHaveBeenCalledTimes(3);
-    for (const open of gates.splice(0)) open();
+    for (const gate of gates) gate.open();
     await expect(reads[1]).resolves.toEqual({ content: "root b\n" });
     await expect(reads[3]).resolves.toEqual({ content: "root b\n" });
     expect(() => new FileSystemHandler({ maxConcurrentReads: 0 })).toThrow(RangeError);
