@@ -46,16 +46,22 @@ const request = (toolCallId: string, kinds: string[]): RequestPermissionRequest 
 });
 const info = { signal: new AbortController().signal } as unknown as PermissionPromptInfo;
 
+/** The questions of a new model, rendered on a new terminal. */
+function mount() {
+  const ui = new UiModel();
+  const t = terminal();
+  const instance = render(<Questions ui={ui} />, {
+    stdout: t.stdout,
+    stdin: t.stdin,
+    patchConsole: false,
+    debug: true, // every frame written whole, CI or not (Ink writes none in CI otherwise)
+  });
+  return { ui, t, instance };
+}
+
 describe("QuestionView", () => {
   it("starts each queued question at its first option, whatever the last one chose", async () => {
-    const ui = new UiModel();
-    const t = terminal();
-    const instance = render(<Questions ui={ui} />, {
-      stdout: t.stdout,
-      stdin: t.stdin,
-      patchConsole: false,
-      debug: true, // every frame written whole, CI or not (Ink writes none in CI otherwise)
-    });
+    const { ui, t, instance } = mount();
     const first = ui.askPermission(request("a", ["allow_once", "reject_once"]), info);
     const second = ui.askPermission(request("b", ["allow_once"]), info);
     await tick();
@@ -70,14 +76,7 @@ describe("QuestionView", () => {
   });
 
   it("picks by number and rejects with Esc", async () => {
-    const ui = new UiModel();
-    const t = terminal();
-    const instance = render(<Questions ui={ui} />, {
-      stdout: t.stdout,
-      stdin: t.stdin,
-      patchConsole: false,
-      debug: true, // every frame written whole, CI or not (Ink writes none in CI otherwise)
-    });
+    const { ui, t, instance } = mount();
     const byNumber = ui.askPermission(
       request("a", ["allow_once", "allow_always", "reject_once"]),
       info,
