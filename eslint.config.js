@@ -5,7 +5,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "coverage/", "docs/api/", "node_modules/"] },
+  { ignores: ["**/dist/", "coverage/", "docs/api/", "**/node_modules/"] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   ...tseslint.configs.stylisticTypeChecked,
@@ -36,8 +36,12 @@ export default tseslint.config(
   },
   {
     // The package root is runtime-neutral: no Node built-ins, and never the official SDK.
-    files: ["src/**/*.ts"],
-    ignores: ["src/node/**", "src/testing/**", "src/cli/**", "src/**/*.test.ts"],
+    files: ["packages/acp-kit/src/**/*.ts"],
+    ignores: [
+      "packages/acp-kit/src/node/**",
+      "packages/acp-kit/src/testing/**",
+      "packages/acp-kit/src/**/*.test.ts",
+    ],
     rules: {
       "no-restricted-imports": [
         "error",
@@ -46,7 +50,7 @@ export default tseslint.config(
             { group: ["node:*"], message: "The root entry must stay runtime-neutral." },
             {
               group: ["@agentclientprotocol/*", "acp-sdk-classic"],
-              message: "src/ never imports the official SDK.",
+              message: "The library never imports the official SDK.",
             },
           ],
         },
@@ -54,7 +58,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["src/schema/*.gen.ts"],
+    files: ["packages/acp-kit/src/schema/*.gen.ts"],
     rules: {
       "@typescript-eslint/no-unnecessary-condition": "off",
       "@typescript-eslint/no-redundant-type-constituents": "off",

@@ -1,5 +1,5 @@
 /**
- * Generates src/schema/{types,validators,methods}.gen.ts from the JSON Schema files of the
+ * Generates packages/acp-kit/src/schema/{types,validators,methods}.gen.ts from the JSON Schema files of the
  * pinned `@agentclientprotocol/sdk` dev dependency.
  *
  *   npm run generate            write the files
@@ -15,7 +15,7 @@ import { TypeEmitter } from "./schema/types.ts";
 import { ValidatorCompiler } from "./schema/validators.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const OUT_DIR = join(ROOT, "src", "schema");
+const OUT_DIR = join(ROOT, "packages", "acp-kit", "src", "schema");
 
 function header(sdkVersion: string): string {
   return [

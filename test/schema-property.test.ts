@@ -13,14 +13,14 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { METHOD_SPECS } from "../src/schema/methods.gen.js";
+import { METHOD_SPECS } from "../packages/acp-kit/src/schema/methods.gen.js";
 import {
   runValidator,
   validatorState,
   type RawValidator,
   type ValidationIssue,
-} from "../src/schema/runtime.js";
-import { DEF_VALIDATORS } from "../src/schema/validators.gen.js";
+} from "../packages/acp-kit/src/schema/runtime.js";
+import { DEF_VALIDATORS } from "../packages/acp-kit/src/schema/validators.gen.js";
 import {
   applyMutation,
   checkIssuePath,

@@ -33,6 +33,8 @@ export interface KitModule {
 }
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** The library package inside the workspace. */
+const KIT_ROOT = resolve(REPO_ROOT, "packages", "acp-kit");
 
 interface PackageJson {
   exports?: Record<string, { import?: { default?: string } | string } | string>;
@@ -40,13 +42,13 @@ interface PackageJson {
 
 /** File URL of the built acp-kit entry, or undefined when it has not been built. */
 export function builtKitUrl(): string | undefined {
-  const pkg = JSON.parse(readFileSync(resolve(REPO_ROOT, "package.json"), "utf8")) as PackageJson;
+  const pkg = JSON.parse(readFileSync(resolve(KIT_ROOT, "package.json"), "utf8")) as PackageJson;
   const root = pkg.exports?.["."];
   let rel: string | undefined;
   if (typeof root === "string") rel = root;
   else if (typeof root?.import === "string") rel = root.import;
   else rel = root?.import?.default;
-  const file = resolve(REPO_ROOT, rel ?? "dist/index.js");
+  const file = resolve(KIT_ROOT, rel ?? "dist/index.js");
   return existsSync(file) ? pathToFileURL(file).href : undefined;
 }
 

@@ -11,8 +11,8 @@ import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
 import { testTempDir } from "../support/temp-dir.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
-const cli = join(repoRoot, "dist", "cli.js");
-const scriptedAgent = join(repoRoot, "dist", "scripted-agent.js");
+const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
+const scriptedAgent = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
 const fixture = (name: string): string => join(repoRoot, "test", "cli", "fixtures", name);
 const sessions: TmuxSession[] = [];
 

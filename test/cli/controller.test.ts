@@ -5,11 +5,11 @@
  */
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { AgentController } from "../../src/cli/controller.js";
-import { UiModel } from "../../src/cli/run/ui-model.js";
-import type { AgentTarget } from "../../src/cli/target.js";
-import type { PermissionPromptInfo } from "../../src/node/permission-broker.js";
-import type { RequestPermissionRequest } from "../../src/schema/types.gen.js";
+import { AgentController } from "../../packages/cli/src/controller.js";
+import { UiModel } from "../../packages/cli/src/run/ui-model.js";
+import type { AgentTarget } from "../../packages/cli/src/target.js";
+import type { PermissionPromptInfo } from "../../packages/acp-kit/src/node/permission-broker.js";
+import type { RequestPermissionRequest } from "../../packages/acp-kit/src/schema/types.gen.js";
 import { isAlive } from "../node/fixtures/terminal-helpers.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;

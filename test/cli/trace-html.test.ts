@@ -12,7 +12,7 @@ import {
   parseTrace,
   renderTraceHtml,
   writeTraceHtml,
-} from "../../src/cli/trace/index.js";
+} from "../../packages/cli/src/trace/index.js";
 
 const sample = fileURLToPath(new URL("./fixtures/trace-sample.ndjson", import.meta.url));
 let dir: string;

@@ -7,9 +7,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PROTOCOL_VERSION } from "../../src/index.js";
-import { DEFAULT_TRACE_MAX_LINE_BYTES, readTrace } from "../../src/cli/trace/index.js";
-import { processAlive } from "../../src/node/process-group.js";
+import { PROTOCOL_VERSION } from "../../packages/acp-kit/src/index.js";
+import { DEFAULT_TRACE_MAX_LINE_BYTES, readTrace } from "../../packages/cli/src/trace/index.js";
+import { processAlive } from "../../packages/acp-kit/src/node/process-group.js";
 import {
   agentFixture,
   connectTappedClient,
@@ -60,7 +60,15 @@ function startProxy(agentArgs: string[] = []): ProxyProcess {
   const agent = [process.execPath, agentFixture, "--tee-in", teeIn, "--tee-out", teeOut];
   const child = spawn(
     process.execPath,
-    [join(repoRoot, "dist", "cli.js"), "trace", "--out", out, "--", ...agent, ...agentArgs],
+    [
+      join(repoRoot, "packages", "cli", "dist", "cli.js"),
+      "trace",
+      "--out",
+      out,
+      "--",
+      ...agent,
+      ...agentArgs,
+    ],
     { cwd: repoRoot, stdio: "pipe" },
   );
   let stderr = "";

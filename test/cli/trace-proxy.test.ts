@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PROTOCOL_VERSION, RequestError } from "../../src/index.js";
+import { PROTOCOL_VERSION, RequestError } from "../../packages/acp-kit/src/index.js";
 import {
   readTrace,
   runTraceProxy,
@@ -16,8 +16,8 @@ import {
   type TraceProxyOptions,
   type TraceProxyResult,
   type TraceRecord,
-} from "../../src/cli/trace/index.js";
-import { processAlive } from "../../src/node/process-group.js";
+} from "../../packages/cli/src/trace/index.js";
+import { processAlive } from "../../packages/acp-kit/src/node/process-group.js";
 import {
   agentFixture,
   connectTappedClient,

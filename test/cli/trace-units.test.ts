@@ -8,10 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LineTap, type TappedLine } from "../../src/cli/trace/line-tap.js";
-import { pump } from "../../src/cli/trace/pump.js";
-import { TraceWriter } from "../../src/cli/trace/trace-writer.js";
-import { defaultTracePath, exitCodeOf, parseTrace } from "../../src/cli/trace/index.js";
+import { LineTap, type TappedLine } from "../../packages/cli/src/trace/line-tap.js";
+import { pump } from "../../packages/cli/src/trace/pump.js";
+import { TraceWriter } from "../../packages/cli/src/trace/trace-writer.js";
+import { defaultTracePath, exitCodeOf, parseTrace } from "../../packages/cli/src/trace/index.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import {
   parseTrace,
   readTrace,
   viewTrace,
-} from "../../src/cli/trace/index.js";
+} from "../../packages/cli/src/trace/index.js";
 
 const sample = fileURLToPath(new URL("./fixtures/trace-sample.ndjson", import.meta.url));
 let dir: string;

@@ -64,7 +64,7 @@ import {
   type Agent,
   type Client,
   type MethodSpec,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 
 const SEED = Number(process.env.ACP_FUZZ_SEED ?? 20260822);
 const FRAMES_PER_SIDE = Number(process.env.ACP_FUZZ_FRAMES ?? 110_000);

@@ -18,7 +18,7 @@ import {
   type Client,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/stdio-agent.ts", import.meta.url));

@@ -28,7 +28,7 @@ import {
   type ClientSideConnection,
   type NewSessionResponse,
   type TerminalOutputResponse,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 import {
   connectOurAgent,
   connectOurClient,

@@ -35,7 +35,7 @@ import {
   type NewSessionResponse,
   type PromptResponse,
   type SessionNotification,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 import {
   connectOurAgent,
   connectOurClient,

@@ -18,14 +18,14 @@ import {
   messageText,
   PROTOCOL_VERSION,
   type ContentBlock,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 import {
   allowAll,
   ClientToolkit,
   connectAgent,
   denyAll,
   permissionRules,
-} from "../../src/node/index.js";
+} from "../../packages/acp-kit/src/node/index.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const temp = realpathSync(mkdtempSync(join(tmpdir(), "acp-connect-")));

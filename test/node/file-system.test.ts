@@ -8,8 +8,11 @@ import {
   ClientSideConnection,
   memoryStreamPair,
   RequestError,
-} from "../../src/index.js";
-import { FileSystemHandler, type FileSystemHandlerOptions } from "../../src/node/file-system.js";
+} from "../../packages/acp-kit/src/index.js";
+import {
+  FileSystemHandler,
+  type FileSystemHandlerOptions,
+} from "../../packages/acp-kit/src/node/file-system.js";
 import { ESCAPE_CORPUS } from "./fixtures/fs-escape-corpus.js";
 import { makeTree, type FsTree } from "./fixtures/fs-tree.js";
 

@@ -8,7 +8,7 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
   type ToolCallUpdate,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 import {
   allowAll,
   allowReadOnly,
@@ -26,7 +26,7 @@ import {
   toolCallCommand,
   type PermissionPolicy,
   type PermissionPrompt,
-} from "../../src/node/permissions.js";
+} from "../../packages/acp-kit/src/node/permissions.js";
 
 const ALL_KINDS: PermissionOptionKind[] = [
   "allow_once",

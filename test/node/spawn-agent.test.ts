@@ -10,11 +10,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConnectionError, type ContentBlock, type SessionNotification } from "../../src/index.js";
-import { AgentExitError, AgentStartupError, type AgentExit } from "../../src/node/spawn-errors.js";
-import { spawnAgent, type SpawnedAgent } from "../../src/node/spawn-agent.js";
-import type { SpawnAgentOptions } from "../../src/node/spawn-options.js";
-import { StderrRing } from "../../src/node/stderr-ring.js";
+import {
+  ConnectionError,
+  type ContentBlock,
+  type SessionNotification,
+} from "../../packages/acp-kit/src/index.js";
+import {
+  AgentExitError,
+  AgentStartupError,
+  type AgentExit,
+} from "../../packages/acp-kit/src/node/spawn-errors.js";
+import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/spawn-agent.js";
+import type { SpawnAgentOptions } from "../../packages/acp-kit/src/node/spawn-options.js";
+import { StderrRing } from "../../packages/acp-kit/src/node/stderr-ring.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const rawAgent = fileURLToPath(new URL("./fixtures/spawn-raw-agent.js", import.meta.url));

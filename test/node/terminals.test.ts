@@ -12,12 +12,12 @@ import {
   RequestError,
   type Client,
   type CreateTerminalRequest,
-} from "../../src/index.js";
-import { TerminalManager } from "../../src/node/terminals.js";
+} from "../../packages/acp-kit/src/index.js";
+import { TerminalManager } from "../../packages/acp-kit/src/node/terminals.js";
 import type {
   TerminalManagerOptions,
   TerminalOutputEvent,
-} from "../../src/node/terminal-options.js";
+} from "../../packages/acp-kit/src/node/terminal-options.js";
 import {
   expectRequestError,
   fixture,

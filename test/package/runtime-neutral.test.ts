@@ -5,7 +5,7 @@ describe("the root entry", () => {
   it("bundles for a browser without any Node built-in", async () => {
     // esbuild refuses to resolve node:* and Node built-ins for the browser platform.
     const result = await build({
-      entryPoints: [new URL("../../src/index.ts", import.meta.url).pathname],
+      entryPoints: [new URL("../../packages/acp-kit/src/index.ts", import.meta.url).pathname],
       bundle: true,
       platform: "browser",
       format: "esm",
@@ -16,7 +16,7 @@ describe("the root entry", () => {
     expect(result.errors).toEqual([]);
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.some((i) => i.includes("node_modules"))).toBe(false);
-    expect(inputs.every((i) => i.startsWith("src/"))).toBe(true);
+    expect(inputs.every((i) => i.startsWith("packages/acp-kit/src/"))).toBe(true);
     const code = result.outputFiles[0]!.text;
     expect(code).not.toMatch(/\bfrom\s+["']node:|require\(["']node:|\bprocess\.|\bBuffer\b/);
   });
@@ -28,7 +28,7 @@ describe("the CLI's libraries", () => {
   for (const entry of ["index", "node/index", "testing/index"]) {
     it(`are not reachable from src/${entry}.ts`, async () => {
       const result = await build({
-        entryPoints: [new URL(`../../src/${entry}.ts`, import.meta.url).pathname],
+        entryPoints: [new URL(`../../packages/acp-kit/src/${entry}.ts`, import.meta.url).pathname],
         bundle: true,
         platform: "node",
         format: "esm",
@@ -38,7 +38,7 @@ describe("the CLI's libraries", () => {
         metafile: true,
       });
       const inputs = Object.keys(result.metafile.inputs);
-      expect(inputs.filter((i) => i.startsWith("src/cli/"))).toEqual([]);
+      expect(inputs.filter((i) => i.startsWith("packages/cli/"))).toEqual([]);
       const external = Object.values(result.metafile.outputs).flatMap((o) =>
         o.imports.filter((i) => i.external).map((i) => i.path),
       );
@@ -53,10 +53,10 @@ describe("the CLI's libraries", () => {
 
 describe("VERSION", () => {
   it("equals the version in package.json", async () => {
-    const { VERSION } = await import("../../src/version.js");
+    const { VERSION } = await import("../../packages/acp-kit/src/version.js");
     const { readFileSync } = await import("node:fs");
     const pkg = JSON.parse(
-      readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+      readFileSync(new URL("../../packages/acp-kit/package.json", import.meta.url), "utf8"),
     ) as {
       version: string;
     };

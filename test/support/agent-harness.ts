@@ -13,8 +13,12 @@ import {
   type PromptResponse,
   type RequestPermissionRequest,
   type SessionUpdate,
-} from "../../src/index.js";
-import { AgentKit, type AgentKitOptions, type TurnFunction } from "../../src/agent/agent-kit.js";
+} from "../../packages/acp-kit/src/index.js";
+import {
+  AgentKit,
+  type AgentKitOptions,
+  type TurnFunction,
+} from "../../packages/acp-kit/src/agent/agent-kit.js";
 
 type State = { readonly cwd: string };
 

@@ -9,7 +9,7 @@ import {
   type Agent,
   type Client,
   type Stream,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 import { AgentScript, ClientScript, type AgentOps } from "./interop-scenarios.js";
 
 export const OUR_AGENT_NAME = "acp-kit-agent";

@@ -33,7 +33,7 @@ import type {
   WaitForTerminalExitResponse,
   WriteTextFileRequest,
   WriteTextFileResponse,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 import { deferred, whenAborted, type AbortOutcome, type Deferred } from "./interop-wire.js";
 
 // ---------------------------------------------------------------------------------------

@@ -2,7 +2,11 @@
  * A test peer that speaks raw bytes: it writes lines into a connection's input and reads
  * the lines the connection writes, so tests see exactly what crosses the wire.
  */
-import { ndJsonStream, type NdJsonStreamOptions, type Stream } from "../../src/index.js";
+import {
+  ndJsonStream,
+  type NdJsonStreamOptions,
+  type Stream,
+} from "../../packages/acp-kit/src/index.js";
 
 export interface RawPeer {
   /** The stream to give the connection under test. */

@@ -10,10 +10,16 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentStartupError } from "../../src/node/spawn-errors.js";
-import { runAgentChecks, type AgentCheckOptions } from "../../src/testing/conformance-agent.js";
-import type { ConformanceReport } from "../../src/testing/report.js";
-import { formatReport, formatReportMarkdown } from "../../src/testing/report-format.js";
+import { AgentStartupError } from "../../packages/acp-kit/src/node/spawn-errors.js";
+import {
+  runAgentChecks,
+  type AgentCheckOptions,
+} from "../../packages/acp-kit/src/testing/conformance-agent.js";
+import type { ConformanceReport } from "../../packages/acp-kit/src/testing/report.js";
+import {
+  formatReport,
+  formatReportMarkdown,
+} from "../../packages/acp-kit/src/testing/report-format.js";
 import type { Fault } from "./fixtures/agent-faulty-rpc.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));

@@ -9,16 +9,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { messageText, type RequestPermissionOutcome } from "../../src/index.js";
-import { connectAgent, type AgentSession, type ConnectAgentOptions } from "../../src/node/index.js";
-import { ProbeAgent } from "../../src/testing/probe-agent.js";
-import { PROBE_TOOL_CALLS } from "../../src/testing/probe-interactive.js";
-import type { ConformanceReport } from "../../src/testing/report.js";
-import { formatReport } from "../../src/testing/report-format.js";
-import { TestClient } from "../../src/testing/test-client.js";
+import { messageText, type RequestPermissionOutcome } from "../../packages/acp-kit/src/index.js";
+import {
+  connectAgent,
+  type AgentSession,
+  type ConnectAgentOptions,
+} from "../../packages/acp-kit/src/node/index.js";
+import { ProbeAgent } from "../../packages/acp-kit/src/testing/probe-agent.js";
+import { PROBE_TOOL_CALLS } from "../../packages/acp-kit/src/testing/probe-interactive.js";
+import type { ConformanceReport } from "../../packages/acp-kit/src/testing/report.js";
+import { formatReport } from "../../packages/acp-kit/src/testing/report-format.js";
+import { TestClient } from "../../packages/acp-kit/src/testing/test-client.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const probeMain = fileURLToPath(new URL("../../src/testing/probe-main.ts", import.meta.url));
+const probeMain = fileURLToPath(
+  new URL("../../packages/acp-kit/src/testing/probe-main.ts", import.meta.url),
+);
 let dir: string;
 
 beforeEach(async () => {

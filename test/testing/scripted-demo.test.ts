@@ -15,10 +15,15 @@ import {
   messageText,
   PROTOCOL_VERSION,
   type SessionState,
-} from "../../src/index.js";
-import { allowAll, ClientToolkit, denyAll, type PermissionPolicy } from "../../src/node/index.js";
-import { DEMO_FILE_NAME, demoScenario } from "../../src/testing/demo-scenario.js";
-import { runScriptedAgent } from "../../src/testing/scripted-agent.js";
+} from "../../packages/acp-kit/src/index.js";
+import {
+  allowAll,
+  ClientToolkit,
+  denyAll,
+  type PermissionPolicy,
+} from "../../packages/acp-kit/src/node/index.js";
+import { DEMO_FILE_NAME, demoScenario } from "../../packages/acp-kit/src/testing/demo-scenario.js";
+import { runScriptedAgent } from "../../packages/acp-kit/src/testing/scripted-agent.js";
 
 const temp = realpathSync(mkdtempSync(join(tmpdir(), "acp-demo-")));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

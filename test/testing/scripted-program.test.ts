@@ -10,8 +10,8 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { messageText, type ThreadItem } from "../../src/index.js";
-import { connectAgent, denyAll } from "../../src/node/index.js";
+import { messageText, type ThreadItem } from "../../packages/acp-kit/src/index.js";
+import { connectAgent, denyAll } from "../../packages/acp-kit/src/node/index.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const main = "src/testing/scripted-agent-main.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PROTOCOL_VERSION, VERSION } from "../../src/index.js";
+import { PROTOCOL_VERSION, VERSION } from "../../packages/acp-kit/src/index.js";
 import { agentText, CWD, harness, updatesOf } from "./fixtures/scenario-harness.js";
 
 const text = (sessionUpdate: string, value: string) => ({

@@ -10,8 +10,11 @@ import {
   type AgentSideConnection,
   type PromptTurn,
   type TurnResult,
-} from "../../src/index.js";
-import { TestClient, type TestClientOptions } from "../../src/testing/test-client.js";
+} from "../../packages/acp-kit/src/index.js";
+import {
+  TestClient,
+  type TestClientOptions,
+} from "../../packages/acp-kit/src/testing/test-client.js";
 
 type Script = (turn: PromptTurn, connection: AgentSideConnection) => Promise<TurnResult>;
 

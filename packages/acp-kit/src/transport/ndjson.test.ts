@@ -1,0 +1,214 @@
+import { describe, expect, it, vi } from "vitest";
+import { rawPeer, tick } from "../../../../test/support/raw-peer.js";
+import { JsonRpcConnection } from "../jsonrpc/connection.js";
+import type { Router } from "../jsonrpc/dispatch.js";
+import type { LogFields, Logger } from "../jsonrpc/logger.js";
+import { ndJsonStream } from "./ndjson.js";
+
+const echoRouter: Router = {
+  request: (method) => (method === "echo" ? { handle: (params) => params } : undefined),
+  notification: () => undefined,
+};
+
+function recordingLogger(): Logger & {
+  records: { level: string; message: string; fields?: LogFields }[];
+} {
+  const records: { level: string; message: string; fields?: LogFields }[] = [];
+  const add = (level: string) => (message: string, fields?: LogFields) => {
+    records.push(fields === undefined ? { level, message } : { level, message, fields });
+  };
+  return { records, debug: add("debug"), warn: add("warn"), error: add("error") };
+}
+
+describe("ndJsonStream framing", () => {
+  it("answers malformed JSON with -32700 and id null, logs it, and keeps going", async () => {
+    const peer = rawPeer();
+    const logger = recordingLogger();
+    new JsonRpcConnection(peer.stream, echoRouter, { logger });
+    await peer.write('{"jsonrpc":"2.0","id":1,"method":"echo",\n');
+    expect(await peer.next()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error" },
+    });
+    await peer.write({ jsonrpc: "2.0", id: 2, method: "echo", params: { a: 1 } });
+    expect(await peer.next()).toEqual({ jsonrpc: "2.0", id: 2, result: { a: 1 } });
+    expect(logger.records.some((r) => r.level === "warn" && r.message.includes("-32700"))).toBe(
+      true,
+    );
+  });
+
+  it("answers a batch with -32600 and id null", async () => {
+    const peer = rawPeer();
+    new JsonRpcConnection(peer.stream, echoRouter);
+    await peer.write('[{"jsonrpc":"2.0","id":1,"method":"echo"}]\n');
+    expect(await peer.next()).toMatchObject({ id: null, error: { code: -32600 } });
+  });
+
+  it("tolerates CRLF, blank lines and a last line without newline", async () => {
+    const peer = rawPeer();
+    new JsonRpcConnection(peer.stream, echoRouter);
+    await peer.write('\r\n  \n{"jsonrpc":"2.0","id":1,"method":"echo","params":1}\r\n\n');
+    expect(await peer.next()).toMatchObject({ id: 1, result: 1 });
+    await peer.write('{"jsonrpc":"2.0","id":2,"method":"echo","params":2}');
+    await peer.end();
+    expect(await peer.next()).toMatchObject({ id: 2, result: 2 });
+  });
+
+  it("drops an oversized request, answers -32600 with its id, and lives on", async () => {
+    const peer = rawPeer({ maxMessageBytes: 1024 });
+    const logger = recordingLogger();
+    new JsonRpcConnection(peer.stream, echoRouter, { logger });
+    await peer.write({ jsonrpc: "2.0", id: 9, method: "echo", params: { big: "x".repeat(5000) } });
+    expect(await peer.next()).toMatchObject({
+      id: 9,
+      error: { code: -32600, data: { maxMessageBytes: 1024 } },
+    });
+    await peer.write({ jsonrpc: "2.0", id: 10, method: "echo", params: "small" });
+    expect(await peer.next()).toMatchObject({ id: 10, result: "small" });
+    expect(logger.records.some((r) => r.message.includes("larger than maxMessageBytes"))).toBe(
+      true,
+    );
+  });
+
+  it("rejects the pending request whose response was too large", async () => {
+    const peer = rawPeer({ maxMessageBytes: 256 });
+    const connection = new JsonRpcConnection(peer.stream, echoRouter);
+    const pending = connection.request("fetch", {});
+    const sent = await peer.next();
+    await peer.write({ jsonrpc: "2.0", id: sent.id, result: "r".repeat(1000) });
+    await expect(pending).rejects.toMatchObject({
+      name: "ConnectionError",
+      code: "message_too_large",
+    });
+  });
+
+  it("coalesces messages queued during a write into one chunk", async () => {
+    let release!: () => void;
+    const chunks: string[] = [];
+    const dec = new TextDecoder();
+    let first = true;
+    const output = new WritableStream<Uint8Array>({
+      async write(chunk) {
+        chunks.push(dec.decode(chunk));
+        if (first) {
+          first = false;
+          await new Promise<void>((r) => (release = r));
+        }
+      },
+    });
+    const input = new ReadableStream<Uint8Array>();
+    const connection = new JsonRpcConnection(ndJsonStream(output, input), echoRouter);
+    for (let i = 0; i < 100; i++) void connection.notify("n", { i });
+    await tick();
+    expect(chunks).toHaveLength(1); // the first write is in flight, 99 are queued
+    release();
+    await tick();
+    expect(chunks).toHaveLength(2);
+    const lines = chunks[1]!.trimEnd().split("\n");
+    expect(lines).toHaveLength(99);
+    expect(JSON.parse(lines[98]!)).toMatchObject({ method: "n", params: { i: 99 } });
+  });
+
+  it("pushes back on senders when the output does not drain", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const output = new WritableStream<Uint8Array>({ write: () => gate });
+    const connection = new JsonRpcConnection(
+      ndJsonStream(output, new ReadableStream()),
+      echoRouter,
+    );
+    const big = "b".repeat(64 * 1024);
+    const waiting: Promise<void>[] = [];
+    for (let i = 0; i < 40 && waiting.length === 0; i++) {
+      const p = connection.notify("n", big);
+      const settled = await Promise.race([p.then(() => true), tick().then(() => false)]);
+      if (!settled) waiting.push(p);
+    }
+    expect(waiting).toHaveLength(1);
+    let done = false;
+    void waiting[0]!.then(() => (done = true));
+    await tick();
+    expect(done).toBe(false);
+    release();
+    await tick(5);
+    expect(done).toBe(true);
+  });
+
+  it("stops reading while its answers are not read: a request flood cannot fill memory", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let written = 0;
+    const output = new WritableStream<Uint8Array>({
+      write: async (chunk) => {
+        written += chunk.length;
+        await gate;
+      },
+    });
+    // Each pull hands over 1000 requests for an unknown method (answered -32601).
+    let pulls = 0;
+    const batch = new TextEncoder().encode(
+      Array.from(
+        { length: 1000 },
+        (_, i) => JSON.stringify({ jsonrpc: "2.0", id: i, method: "no/such/method" }) + "\n",
+      ).join(""),
+    );
+    const input = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulls++;
+        if (pulls > 100) controller.close();
+        else controller.enqueue(batch);
+      },
+    });
+    new JsonRpcConnection(ndJsonStream(output, input), echoRouter);
+    await tick(50);
+    // About 1 MiB of answers is queued (some 12,000), then reading waits for the output.
+    const paused = pulls;
+    expect(paused).toBeLessThan(30);
+    await tick(20);
+    expect(pulls).toBe(paused);
+    release();
+    await vi.waitFor(() => expect(pulls).toBeGreaterThan(100), { timeout: 10_000 });
+    expect(written).toBeGreaterThan(0);
+  });
+
+  it("gives up on output the peer does not read when closing, instead of hanging", async () => {
+    const output = new WritableStream<Uint8Array>({
+      write: () => new Promise<void>(() => undefined),
+    });
+    const logger = recordingLogger();
+    const connection = new JsonRpcConnection(
+      ndJsonStream(output, new ReadableStream()),
+      echoRouter,
+      {
+        logger,
+      },
+    );
+    void connection.notify("n", "stuck in the pipe");
+    void connection.notify("n", "queued behind it");
+    connection.close();
+    await connection.closed;
+    await vi.waitFor(
+      () =>
+        expect(logger.records.some((r) => r.message.includes("not written in time"))).toBe(true),
+      { timeout: 5000 },
+    );
+  });
+
+  it("can be used through its readable/writable by anyone, once", async () => {
+    const toIt = new TransformStream<Uint8Array, Uint8Array>();
+    const fromIt = new TransformStream<Uint8Array, Uint8Array>();
+    const stream = ndJsonStream(fromIt.writable, toIt.readable);
+    const reader = stream.readable.getReader();
+    const w = toIt.writable.getWriter();
+    await w.write(new TextEncoder().encode('{"jsonrpc":"2.0","method":"hi"}\nnot json\n'));
+    expect((await reader.read()).value).toEqual({ jsonrpc: "2.0", method: "hi" });
+    const writer = stream.writable.getWriter();
+    await writer.write({ jsonrpc: "2.0", method: "out" });
+    const out = fromIt.readable.getReader();
+    const text = new TextDecoder().decode((await out.read()).value);
+    // The parse error answer and the written message, in order.
+    expect(text).toContain('"code":-32700');
+    expect(() => new JsonRpcConnection(stream, echoRouter)).toThrow(/already in use/);
+  });
+});

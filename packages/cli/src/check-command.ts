@@ -1,0 +1,95 @@
+/**
+ * `acp-kit check` (the conformance checks against an agent) and `acp-kit check-client`
+ * (the probe agent that checks the editor it runs in).
+ *
+ * @module
+ */
+import { AgentStartupError } from "acp-kit/node";
+import { runAgentChecks } from "acp-kit/testing";
+import { runClientProbe } from "acp-kit/testing";
+import { formatReport } from "acp-kit/testing";
+import type { CheckResult } from "acp-kit/testing";
+import { ExitCodes } from "./exit-codes.js";
+import { renderLine, seg, type Segment } from "./trace/styled-line.js";
+import type { AgentTarget } from "./target.js";
+
+const MARKS: Readonly<Record<CheckResult["status"], Segment>> = {
+  pass: seg("✓", "green"),
+  fail: seg("✗", "red"),
+  skip: seg("-", "dim"),
+};
+
+function progress(result: CheckResult, color: boolean): string {
+  const mark = renderLine([MARKS[result.status]], color, 0);
+  return `${mark} ${result.title}${result.status === "pass" ? "" : `: ${result.reason ?? result.status}`}\n`;
+}
+
+/** After this long without a result, the progress says that it is waiting. */
+const QUIET_NOTICE_MS = 5000;
+
+/** Runs the agent checks; resolves with the exit code (0 when nothing failed). */
+export async function runCheckCommand(
+  target: AgentTarget,
+  options: { json?: boolean; cwd?: string; requestTimeoutMs?: number; color: boolean },
+): Promise<number> {
+  const showProgress = options.json !== true;
+  let lastProgress = Date.now();
+  let waitingSaid = false;
+  const quiet = setInterval(() => {
+    if (!showProgress || waitingSaid || Date.now() - lastProgress < QUIET_NOTICE_MS) return;
+    waitingSaid = true;
+    process.stderr.write(
+      renderLine(
+        [seg("  … waiting for the agent (each request may take up to the timeout)", "dim")],
+        options.color,
+        0,
+      ) + "\n",
+    );
+  }, 1000);
+  quiet.unref();
+  try {
+    const report = await runAgentChecks({
+      command: target.command,
+      args: target.args,
+      ...(target.env === undefined ? {} : { env: target.env }),
+      ...(options.cwd === undefined ? {} : { sessionCwd: options.cwd }),
+      ...(options.requestTimeoutMs === undefined
+        ? {}
+        : { timeouts: { requestMs: options.requestTimeoutMs } }),
+      ...(showProgress
+        ? {
+            onCheck: (result: CheckResult) => {
+              lastProgress = Date.now();
+              waitingSaid = false;
+              process.stderr.write(progress(result, options.color));
+            },
+          }
+        : {}),
+    });
+    process.stdout.write(
+      options.json === true
+        ? `${JSON.stringify(report, null, 2)}\n`
+        : `\n${formatReport(report)}\n`,
+    );
+    return report.ok ? ExitCodes.OK : ExitCodes.CHECK_FAILED;
+  } catch (error) {
+    if (error instanceof AgentStartupError) {
+      process.stderr.write(`acp-kit: ${error.message}\n`);
+      return ExitCodes.AGENT_START;
+    }
+    throw error;
+  } finally {
+    clearInterval(quiet);
+  }
+}
+
+/** Serves the client probe on this process's stdio until the editor closes it. */
+export async function runCheckClient(options: { report?: string }): Promise<number> {
+  await runClientProbe({
+    ...(options.report === undefined ? {} : { reportPath: options.report }),
+    onReport: (_report, path) => {
+      if (path !== undefined) process.stderr.write(`acp-kit: client report written to ${path}\n`);
+    },
+  });
+  return ExitCodes.OK;
+}

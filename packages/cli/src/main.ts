@@ -1,0 +1,361 @@
+/**
+ * The `acp-kit` command line: talk to any ACP agent, run the demo, trace traffic, and
+ * check conformance.
+ *
+ * @module
+ */
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { VERSION } from "acp-kit";
+import { listAgents, agentsConfigPath, AgentsConfigError } from "./agents.js";
+import { useColor } from "./color.js";
+import { EXIT_CODE_HELP, ExitCodes } from "./exit-codes.js";
+import { plainReason } from "./live-view.js";
+import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
+import { resolveTarget, UsageError } from "./target.js";
+
+/**
+ * Resolves the agent from a command's trailing words. Commander drops a `--` that comes
+ * before any positional argument but keeps one that follows a positional (as in
+ * `prompt "text" -- cmd`), so both shapes are accepted here.
+ */
+function agentTarget(words: readonly string[]): ReturnType<typeof resolveTarget> {
+  if (words[0] === "--") return resolveTarget(words.slice(1), true);
+  return resolveTarget(words, process.argv.includes("--"));
+}
+
+/** `--cwd`: made absolute (the protocol wants absolute paths), and it must be a directory. */
+function directory(value: string): string {
+  const path = resolve(value);
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) throw new InvalidArgumentError(`${path} does not exist.`);
+  if (!stats.isDirectory()) throw new InvalidArgumentError(`${path} is not a directory.`);
+  return path;
+}
+
+/**
+ * `run` and `demo`: true for a plain transcript. When the reason is not plain to see (a
+ * terminal, but CI set), it is said on stderr.
+ */
+function plainMode(flag: boolean | undefined): boolean {
+  const reason = plainReason(flag);
+  if (reason !== undefined && reason !== "") process.stderr.write(`acp-kit: ${reason}\n`);
+  return reason !== undefined;
+}
+
+/** A whole number above zero (`--request-timeout`). */
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InvalidArgumentError("Give a whole number above 0.");
+  return n;
+}
+
+function withPolicyOptions(command: Command): Command {
+  return command
+    .option("-y, --yes", "allow every permission request")
+    .option("--allow-reads", "allow read-only tool calls (read, search, think)")
+    .option("--policy <file>", "permission rules, one per line: allow|deny <kind|*> <glob>")
+    .option("--deny-all", "reject every permission request no rule allows");
+}
+
+function fail(error: unknown): never {
+  if (error instanceof UsageError || error instanceof AgentsConfigError) {
+    process.stderr.write(`acp-kit: ${error.message}\n`);
+    process.exit(ExitCodes.USAGE);
+  }
+  process.stderr.write(`acp-kit: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(ExitCodes.FAILURE);
+}
+
+/**
+ * Makes a closed stdout (`acp-kit prompt --json ... | head`) end the program quietly, as
+ * command-line tools do, instead of crashing on `EPIPE`. Exiting runs the exit hook that
+ * ends the agent's process group. Errors on stderr are ignored: there is nowhere left to
+ * report them. Not for `trace`, which keeps proxying and recording on its own terms.
+ */
+function exitOnBrokenPipe(): void {
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? ExitCodes.OK);
+    throw error;
+  });
+  process.stderr.on("error", () => undefined);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** The prompt of `prompt`: the text, or stdin for `-`; an empty one is a usage error. */
+async function promptText(text: string): Promise<string> {
+  const prompt = text === "-" ? await readStdin() : text;
+  if (prompt.trim() === "") {
+    throw new UsageError(
+      text === "-" ? "The prompt read from stdin is empty." : "The prompt is empty.",
+    );
+  }
+  return prompt;
+}
+
+const RUN_EXAMPLES = `
+Examples:
+  acp-kit run claude                       a named agent (see \`acp-kit agents\`)
+  acp-kit run -- node my-agent.js --flag   any command that speaks ACP on stdio
+  acp-kit run --allow-reads gemini         reads are allowed; you answer the other requests
+  acp-kit run --policy rules.txt codex     rules like "allow edit src/**", "deny execute *"
+
+Keys: Enter sends, Tab completes a slash command, Ctrl-C cancels the turn (twice: exit),
+Ctrl-T shows or hides thoughts. Slash commands: /help, /mode, /model, /config, /new, /sessions,
+/restart, /quit, and the agent's own commands.`;
+
+/** Builds the program (exported for tests). */
+export function buildProgram(): Command {
+  const program = new Command("acp-kit")
+    .description(
+      "Talk to Agent Client Protocol agents: an interactive client, a demo, a traffic tracer and a conformance checker.",
+    )
+    .version(VERSION, "-v, --version")
+    .showHelpAfterError("(run with --help for usage)")
+    .enablePositionalOptions()
+    // Commander's own errors (an unknown option, a bad --cwd) are usage errors: exit 2.
+    // Set before the commands are added, which inherit it.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : ExitCodes.USAGE))
+    .hook("preAction", (_program, action) => {
+      if (action.name() !== "trace") exitOnBrokenPipe();
+    });
+
+  withPolicyOptions(
+    program
+      .command("run")
+      .description("an interactive session with an ACP agent")
+      .argument("[agent...]", "an agent name, or its command after --")
+      .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
+      .option("--plain", "print a plain transcript instead of the live view")
+      .addHelpText("after", RUN_EXAMPLES),
+  ).action(async (words: string[], opts: PolicyFlags & { cwd: string; plain?: boolean }) => {
+    try {
+      const target = agentTarget(words);
+      const { runInteractive } = await import("./run/run-command.js");
+      process.exitCode = await runInteractive({
+        target,
+        cwd: opts.cwd,
+        policies: policiesFromFlags(opts),
+        plain: plainMode(opts.plain),
+        color: useColor(process.stdout),
+      });
+    } catch (error) {
+      fail(error);
+    }
+  });
+
+  withPolicyOptions(
+    program
+      .command("demo")
+      .description(
+        "run against the built-in demo agent in a temporary directory (no account, no network)",
+      )
+      .option("--plain", "print a plain transcript instead of the live view")
+      .option("--fast", "no pauses between the demo's steps")
+      .option("--keep", "keep the temporary directory when the demo ends")
+      .addHelpText(
+        "after",
+        `
+The demo agent shows a plan, reads a file, proposes an edit as a diff and applies it only
+with your permission, runs a harmless command in a terminal, and has a /explain command
+and two modes. It only touches files in its temporary directory, which is removed when the
+demo ends (unless --keep). When stdout is not a terminal (or CI is set), it prints a
+plain transcript (and, unless a permission flag says otherwise, grants permission requests
+inside that directory).`,
+      ),
+  ).action(async (opts: PolicyFlags & { plain?: boolean; fast?: boolean; keep?: boolean }) => {
+    try {
+      const { runDemo } = await import("./demo-command.js");
+      process.exitCode = await runDemo({
+        plain: plainMode(opts.plain),
+        fast: opts.fast === true,
+        keep: opts.keep === true,
+        flags: opts,
+        color: useColor(process.stdout),
+      });
+    } catch (error) {
+      fail(error);
+    }
+  });
+
+  withPolicyOptions(
+    program
+      .command("prompt")
+      .description("one turn without interaction: prints the agent's text, or JSON events")
+      .argument("<text>", "the prompt; - reads it from stdin")
+      .argument("[agent...]", "an agent name, or its command after --")
+      .option("--json", "one JSON event per line: updates, requests and answers, the stop reason")
+      .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
+      .option("--verbose", "copy the agent's stderr to stderr")
+      .addHelpText(
+        "after",
+        `
+Examples:
+  acp-kit prompt "What does this project do?" claude
+  git diff | acp-kit prompt --json - -- node my-agent.js
+
+Without a policy flag, permission requests are rejected.
+
+${EXIT_CODE_HELP}`,
+      ),
+  ).action(
+    async (
+      text: string,
+      words: string[],
+      opts: PolicyFlags & { json?: boolean; cwd: string; verbose?: boolean },
+    ) => {
+      try {
+        const target = agentTarget(words);
+        const { runPromptCommand } = await import("./prompt-command.js");
+        process.exitCode = await runPromptCommand({
+          text: await promptText(text),
+          json: opts.json === true,
+          target,
+          cwd: opts.cwd,
+          policies: policiesFromFlags({ denyAll: true, ...opts }),
+          out: process.stdout,
+          err: process.stderr,
+          verbose: opts.verbose === true,
+        });
+      } catch (error) {
+        fail(error);
+      }
+    },
+  );
+
+  const trace = program
+    .command("trace")
+    .usage("[--out FILE] -- <agent command...>  |  trace view FILE [--html PAGE] [--full]")
+    .description("a transparent proxy that records every message between an editor and an agent")
+    .argument("[command...]", "the agent's command, after --")
+    .option("--out <file>", "where to write the trace (ndjson)")
+    .addHelpText(
+      "after",
+      `
+Put it in your editor's agent settings in place of the real command:
+  acp-kit trace --out /tmp/claude.ndjson -- npx -y @agentclientprotocol/claude-agent-acp
+Then read it:
+  acp-kit trace view /tmp/claude.ndjson
+  acp-kit trace view /tmp/claude.ndjson --html trace.html`,
+    )
+    .action(async (words: string[], opts: { out?: string }) => {
+      try {
+        if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
+        const { runTraceCommand } = await import("./trace/trace-command.js");
+        process.exitCode = await runTraceCommand(words, opts);
+      } catch (error) {
+        fail(error);
+      }
+    });
+  trace
+    .command("view")
+    .description("print a readable timeline of a trace file")
+    .argument("<file>", "a trace written by acp-kit trace")
+    .option("--html <file>", "write a self-contained HTML page instead")
+    .option("--full", "do not fold long payloads")
+    .action(async (file: string, opts: { html?: string; full?: boolean }) => {
+      try {
+        const { runTraceView } = await import("./trace/trace-command.js");
+        process.exitCode = await runTraceView(file, { ...opts, color: useColor(process.stdout) });
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  program
+    .command("check")
+    .description("run the conformance checks against an agent")
+    .argument("[agent...]", "an agent name, or its command after --")
+    .option("--json", "print the report as JSON")
+    .option("--cwd <dir>", "the working directory for the agent's sessions", directory)
+    .option(
+      "--request-timeout <ms>",
+      "how long to wait for the answer to an ordinary request (default 30000)",
+      positiveInteger,
+    )
+    .addHelpText(
+      "after",
+      `
+Examples:
+  acp-kit check -- node my-agent.js
+  acp-kit check --json claude > report.json
+
+Exit code 0 when every check passed (or was skipped), ${ExitCodes.CHECK_FAILED} when one failed.`,
+    )
+    .action(
+      async (words: string[], opts: { json?: boolean; cwd?: string; requestTimeout?: number }) => {
+        try {
+          const target = agentTarget(words);
+          const { runCheckCommand } = await import("./check-command.js");
+          // The progress lines go to stderr: colour them by what stderr is.
+          process.exitCode = await runCheckCommand(target, {
+            ...(opts.json === undefined ? {} : { json: opts.json }),
+            ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+            ...(opts.requestTimeout === undefined ? {} : { requestTimeoutMs: opts.requestTimeout }),
+            color: useColor(process.stderr),
+          });
+        } catch (error) {
+          fail(error);
+        }
+      },
+    );
+
+  program
+    .command("check-client")
+    .description(
+      "a probe agent to configure in your editor: on the first prompt it checks the editor",
+    )
+    .option("--report <file>", "where to write the JSON report")
+    .addHelpText(
+      "after",
+      `
+Configure your editor's agent command as: acp-kit check-client
+Then send any prompt; the probe exercises the editor and answers with its report.`,
+    )
+    .action(async (opts: { report?: string }) => {
+      try {
+        const { runCheckClient } = await import("./check-command.js");
+        process.exitCode = await runCheckClient(opts);
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  program
+    .command("agents")
+    .description("list the named agents (built-in and from your config file)")
+    .addOption(new Option("--json", "print them as JSON"))
+    .action((opts: { json?: boolean }) => {
+      try {
+        const agents = listAgents();
+        if (opts.json === true) {
+          process.stdout.write(JSON.stringify(agents, null, 2) + "\n");
+          return;
+        }
+        const width = Math.max(...agents.map((a) => a.name.length));
+        for (const a of agents) {
+          const line = [a.command, ...a.args].join(" ");
+          process.stdout.write(
+            `${a.name.padEnd(width)}  ${line}${a.source === "config" ? "  (config)" : ""}\n`,
+          );
+        }
+        process.stdout.write(`\nAdd your own in ${agentsConfigPath()}:\n`);
+        process.stdout.write(
+          `  {"agents": {"mine": {"command": "node", "args": ["/path/to/agent.js"]}}}\n`,
+        );
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  return program;
+}
+
+await buildProgram().parseAsync(process.argv);

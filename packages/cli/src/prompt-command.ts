@@ -1,0 +1,157 @@
+/**
+ * `acp-kit prompt`: one turn without interaction. Prints the agent's text (stdout), or
+ * with `--json` one JSON event per line: every update, every request and its answer,
+ * and the stop reason. The exit code says how the turn ended.
+ *
+ * @module
+ */
+import { RequestError } from "acp-kit";
+import type { Client } from "acp-kit";
+import { CLIENT_HANDLER_NAMES } from "acp-kit/internal";
+import { METHOD_SPECS } from "acp-kit";
+import { wrapClient } from "acp-kit/internal";
+import type * as schema from "acp-kit";
+import { AgentController } from "./controller.js";
+import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
+import { endOnSignals, signalExitCode } from "./signals.js";
+import type { AgentTarget } from "./target.js";
+import type { PermissionPolicy } from "acp-kit/node";
+
+/** Options of {@link runPromptCommand}. */
+export interface PromptCommandOptions {
+  readonly text: string;
+  readonly json: boolean;
+  readonly target: AgentTarget;
+  readonly cwd: string;
+  readonly policies: readonly PermissionPolicy[];
+  readonly out: NodeJS.WritableStream;
+  readonly err: NodeJS.WritableStream;
+  /** Forward the agent's stderr lines to `err`. */
+  readonly verbose?: boolean;
+}
+
+/** One line of `prompt --json` output. */
+export type PromptEvent =
+  | { type: "initialize"; agentInfo: schema.Implementation | null; protocolVersion: number }
+  | { type: "session"; sessionId: string }
+  | { type: "update"; sessionId: string; update: schema.SessionUpdate }
+  | { type: "request"; method: string; params: unknown }
+  | { type: "response"; method: string; result: unknown }
+  | { type: "response"; method: string; error: { code: number; message: string; data?: unknown } }
+  | { type: "stop"; stopReason: string }
+  | { type: "error"; exitCode: number; message: string };
+
+/** Each request the agent can send the client, with the name of its {@link Client} method. */
+const CLIENT_REQUESTS: readonly (readonly [method: string, handler: string])[] =
+  METHOD_SPECS.filter((spec) => spec.handledBy === "client" && spec.kind === "request").flatMap(
+    (spec) => {
+      const handler = (CLIENT_HANDLER_NAMES as Readonly<Record<string, string>>)[spec.method];
+      return handler === undefined ? [] : [[spec.method, handler] as const];
+    },
+  );
+
+/** Wraps a client so that each request and its answer becomes an event. */
+function tapRequests(client: Client, emit: (event: PromptEvent) => void): Client {
+  const tapped: Record<string, unknown> = { ...client };
+  for (const [method, name] of CLIENT_REQUESTS) {
+    const original = (client as unknown as Record<string, unknown>)[name];
+    if (typeof original !== "function") continue;
+    tapped[name] = async (params: unknown, context: unknown) => {
+      emit({ type: "request", method, params });
+      try {
+        const result: unknown = await (original as (p: unknown, c: unknown) => unknown).call(
+          client,
+          params,
+          context,
+        );
+        emit({ type: "response", method, result: result ?? {} });
+        return result;
+      } catch (error) {
+        const e = error instanceof RequestError ? error : RequestError.internalError();
+        emit({ type: "response", method, error: e.toErrorResponse() });
+        throw error;
+      }
+    };
+  }
+  return tapped as unknown as Client;
+}
+
+/** Runs the command; resolves with the exit code. */
+export async function runPromptCommand(options: PromptCommandOptions): Promise<number> {
+  const { out, err, json } = options;
+  const write = (event: PromptEvent): void => {
+    if (json) out.write(JSON.stringify(event) + "\n");
+  };
+  // Agents may send updates before they answer session/new. Those are held until the
+  // `initialize` and `session` events are out, so that every run starts the same way.
+  let held: PromptEvent[] | undefined = [];
+  const emit = (event: PromptEvent): void => {
+    const traffic =
+      event.type === "update" || event.type === "request" || event.type === "response";
+    if (held !== undefined && traffic) held.push(event);
+    else write(event);
+  };
+  const release = (): void => {
+    const events = held ?? [];
+    held = undefined;
+    for (const event of events) write(event);
+  };
+  const seen = { text: false };
+  const controller = new AgentController({
+    target: options.target,
+    cwd: options.cwd,
+    policies: options.policies,
+    wrapClient: (client) =>
+      wrapClient(tapRequests(client, emit), ({ sessionId, update }) => {
+        emit({ type: "update", sessionId, update });
+        if (!json && update.sessionUpdate === "agent_message_chunk") {
+          if (update.content.type === "text" && update.content.text !== "") {
+            out.write(update.content.text);
+            seen.text = true;
+          }
+        }
+      }),
+    ...(options.verbose === true
+      ? { onStderr: (line: string) => err.write(`[agent] ${line}\n`) }
+      : {}),
+  });
+  const signals = endOnSignals(controller, { cancelTurns: true });
+  try {
+    await controller.start();
+    emit({
+      type: "initialize",
+      agentInfo: controller.info?.agentInfo ?? null,
+      protocolVersion: controller.info?.protocolVersion ?? 0,
+    });
+    if (controller.phase === "auth-required") {
+      const methods = controller.authMethods.map((m) => `${m.id} (${m.name})`).join(", ");
+      const message = `The agent requires authentication first${methods === "" ? "" : `: ${methods}`}. Log in with \`acp-kit run\`, then try again.`;
+      release();
+      emit({ type: "error", exitCode: ExitCodes.AUTH_REQUIRED, message });
+      if (!json) err.write(`${message}\n`);
+      return ExitCodes.AUTH_REQUIRED;
+    }
+    emit({ type: "session", sessionId: controller.sessionId ?? "" });
+    release();
+    const { stopReason } = await controller.prompt([{ type: "text", text: options.text }]);
+    emit({ type: "stop", stopReason });
+    if (!json && seen.text) out.write("\n");
+    const code = exitCodeForStopReason(stopReason);
+    if (!json && code !== ExitCodes.OK) err.write(`(stop reason: ${stopReason})\n`);
+    return code;
+  } catch (error) {
+    const signal = signals.received;
+    // Ended by a signal: that is the news, not the connection it closed on the way.
+    const { exitCode, message } =
+      signal === undefined
+        ? describeFailure(error)
+        : { exitCode: signalExitCode(signal), message: `ended by ${signal}` };
+    release();
+    emit({ type: "error", exitCode, message });
+    if (!json) err.write(`${seen.text ? "\n" : ""}acp-kit: ${message}\n`);
+    return exitCode;
+  } finally {
+    signals.dispose();
+    await controller.close();
+  }
+}

@@ -1,0 +1,549 @@
+/**
+ * The interactive view of `acp-kit run`: the transcript (printed once), the live turn
+ * (streaming Markdown, tool call rows updated in place, the plan), permission and
+ * authentication choices, the status line and the input line with slash-command
+ * completion.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import {
+  Box,
+  measureElement,
+  Static,
+  Text,
+  useApp,
+  useInput,
+  useStdout,
+  type DOMElement,
+} from "ink";
+import Spinner from "ink-spinner";
+import {
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type ReactNode,
+} from "react";
+import type { AuthMethod, PlanEntry } from "acp-kit";
+import type { SessionState, ThreadItem } from "acp-kit";
+import {
+  inheritStdioRunner,
+  isTerminalAuth,
+  type AgentController,
+  type AgentEnd,
+} from "../controller.js";
+import { runClientCommand } from "./commands.js";
+import { Clamped } from "./clamped.js";
+import { InputLine } from "./input-line.js";
+import { Markdown } from "./markdown.js";
+import { FirstQuestion } from "./question-view.js";
+import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
+import { selectValues } from "./commands.js";
+import { blocksText, finishedPrefix, liveTail, tokens } from "./text.js";
+import { ToolCallView } from "./tool-call-view.js";
+import type { TranscriptEntry, UiModel } from "./ui-model.js";
+
+/** Props of {@link App}. */
+export interface AppProps {
+  readonly controller: AgentController;
+  readonly ui: UiModel;
+  /** Hands the terminal to an interactive command (terminal authentication). */
+  readonly suspend: <T>(run: () => Promise<T>) => Promise<T>;
+  /** Called when the user quits. */
+  readonly onQuit: () => void;
+  /** A prompt to send as soon as the session is ready (the demo's first turn). */
+  readonly initialPrompt?: string;
+}
+
+function ItemView({
+  item,
+  ui,
+  asking,
+  maxRows,
+}: {
+  item: ThreadItem;
+  ui: UiModel;
+  asking?: string | undefined;
+  /** For the item still streaming: show only its end, about this many rows. */
+  maxRows?: number | undefined;
+}): ReactNode {
+  const { stdout } = useStdout();
+  const columns = stdout.columns || 80;
+  switch (item.type) {
+    case "message": {
+      const full = blocksText(item.content);
+      const shown =
+        maxRows === undefined ? { text: full, hiddenLines: 0 } : liveTail(full, maxRows, columns);
+      const text = shown.text;
+      const earlier =
+        shown.hiddenLines > 0 || full !== text ? (
+          <Text dimColor>… (the start is above; the whole reply is printed when complete)</Text>
+        ) : null;
+      if (item.role === "user") {
+        return (
+          <Box marginTop={1}>
+            <Text color="cyan" bold>
+              {"› "}
+              {text}
+            </Text>
+          </Box>
+        );
+      }
+      if (item.role === "thought") {
+        if (!ui.showThoughts) {
+          const first = text.trim().split("\n")[0] ?? "";
+          // One row: the mark, the start of the thought, the key.
+          const room = Math.max(10, columns - 14);
+          return (
+            <Text dimColor italic>
+              ✻ {first.length > room ? `${first.slice(0, room)}…` : first} (Ctrl-T)
+            </Text>
+          );
+        }
+        return (
+          <Box flexDirection="column">
+            {earlier}
+            <Text dimColor italic>
+              ✻ {text.trim()}
+            </Text>
+          </Box>
+        );
+      }
+      return (
+        <Box flexDirection="column">
+          {earlier}
+          <Markdown text={text} />
+        </Box>
+      );
+    }
+    case "tool_call":
+      // While a permission question about this call is open, the question shows it.
+      if (asking === item.toolCallId) return null;
+      return <ToolCallView call={item} terminals={ui.terminals} expanded />;
+    case "compaction":
+      return <Text dimColor>⟳ context compaction: {item.status}</Text>;
+    default:
+      return <Text dimColor>(an item of a kind this version does not show)</Text>;
+  }
+}
+
+function PlanView({ entries }: { entries: readonly PlanEntry[] }): ReactNode {
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      <Text bold>Plan</Text>
+      {entries.map((entry, i) => {
+        const mark =
+          entry.status === "completed" ? "☑" : entry.status === "in_progress" ? "◐" : "☐";
+        const color =
+          entry.status === "completed"
+            ? "green"
+            : entry.status === "in_progress"
+              ? "yellow"
+              : undefined;
+        return (
+          <Text key={i} color={color} strikethrough={entry.status === "completed"}>
+            {mark} {entry.content}
+          </Text>
+        );
+      })}
+    </Box>
+  );
+}
+
+function TranscriptView({ entry, ui }: { entry: TranscriptEntry; ui: UiModel }): ReactNode {
+  if (entry.kind === "item") return <ItemView item={entry.item} ui={ui} />;
+  if (entry.kind === "plan") return <PlanView entries={entry.entries} />;
+  const color =
+    entry.notice.level === "error" ? "red" : entry.notice.level === "warn" ? "yellow" : "gray";
+  return (
+    <Box marginTop={1}>
+      <Text color={color}>{entry.notice.text}</Text>
+    </Box>
+  );
+}
+
+/** The name of the current value of the config option of a category, if there is one. */
+function optionLabel(state: SessionState | undefined, category: string): string | undefined {
+  const option = state?.configOptions?.find((o) => o.category === category);
+  if (option === undefined) return undefined;
+  if (option.type !== "select") return String(option.currentValue);
+  const current = selectValues(option).find((v) => v.value === option.currentValue);
+  return current?.name ?? option.currentValue;
+}
+
+/** The name of the current mode (from `modes`, the older form of the mode option). */
+function modeLabel(state: SessionState | undefined): string | undefined {
+  const id = state?.currentModeId;
+  if (id == null) return undefined;
+  return state?.availableModes?.find((m) => m.id === id)?.name ?? id;
+}
+
+function StatusLine({
+  controller,
+  state,
+}: {
+  controller: AgentController;
+  state: SessionState | undefined;
+}): ReactNode {
+  const parts: string[] = [];
+  const info = controller.info?.agentInfo;
+  if (info != null) parts.push(`${info.title ?? info.name} ${info.version}`);
+  const title = state?.info.title;
+  if (title != null && title !== "") parts.push(title);
+  const mode = optionLabel(state, "mode") ?? modeLabel(state);
+  if (mode !== undefined) parts.push(`mode: ${mode}`);
+  const model = optionLabel(state, "model");
+  if (model !== undefined) parts.push(`model: ${model}`);
+  const usage = state?.usage;
+  if (usage != null) {
+    const cost =
+      usage.cost === null ? "" : ` · ${usage.cost.amount.toFixed(2)} ${usage.cost.currency}`;
+    parts.push(`${tokens(usage.used)}/${tokens(usage.size)} tokens${cost}`);
+  }
+  const busy = controller.phase === "prompting" || controller.phase === "starting";
+  // One Text, so that a long line wraps as a whole instead of in two columns.
+  return (
+    <Text>
+      {busy ? (
+        <Text color="cyan">
+          <Spinner type="dots" />{" "}
+          {controller.phase === "starting"
+            ? "Starting the agent…"
+            : "Working… (Ctrl-C to cancel)"}{" "}
+        </Text>
+      ) : null}
+      <Text dimColor>{parts.join(" · ")}</Text>
+    </Text>
+  );
+}
+
+function AuthView({
+  methods,
+  onChoose,
+}: {
+  methods: readonly AuthMethod[];
+  onChoose: (m: AuthMethod) => void;
+}): ReactNode {
+  const [index, setIndex] = useState(0);
+  useInput((input, key) => {
+    if (key.upArrow) setIndex((i) => Math.max(0, i - 1));
+    else if (key.downArrow) setIndex((i) => Math.min(methods.length - 1, i + 1));
+    else if (key.return) {
+      const method = methods[index];
+      if (method !== undefined) onChoose(method);
+    } else if (/^[1-9]$/.test(input)) {
+      const method = methods[Number(input) - 1];
+      if (method !== undefined) onChoose(method);
+    }
+  });
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+      <Text bold>The agent needs you to log in. Choose a method:</Text>
+      {methods.length === 0 ? (
+        <Text dimColor>(the agent offered none; /restart or /quit)</Text>
+      ) : null}
+      {methods.map((m, i) => (
+        <Text key={m.id} color={i === index ? "cyan" : undefined}>
+          {i === index ? "❯ " : "  "}
+          {i + 1}. {m.name}
+          {isTerminalAuth(m) ? " (runs a login command here)" : ""}
+          {m.description == null ? "" : ` — ${m.description}`}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+/** What the exit box says first. */
+function howItEnded(exit: AgentEnd | undefined): string {
+  // Only a restart can fail here (a failed first start ends the program).
+  if (exit?.error !== undefined) return `The restart failed: ${exit.error}`;
+  const status = exit?.status;
+  if (status === undefined) return "The agent stopped.";
+  return status.signal !== null
+    ? `The agent was killed by ${status.signal}.`
+    : `The agent exited with code ${String(status.code)}.`;
+}
+
+function ExitedView({ controller }: { controller: AgentController }): ReactNode {
+  const exit = controller.exit;
+  const how = howItEnded(exit);
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="red" paddingX={1}>
+      <Text color="red" bold>
+        {how}
+      </Text>
+      {(exit?.stderr ?? []).slice(-10).map((line, i) => (
+        <Text key={i} dimColor>
+          {line}
+        </Text>
+      ))}
+      <Text>Press r to restart it, q to quit.</Text>
+    </Box>
+  );
+}
+
+/**
+ * Whether what follows a leading `/` names a command: a plain word that is not an
+ * existing top-level path (`/etc/hosts: what is this?` and `/tmp is it full?` are prompts).
+ */
+function isCommandName(name: string): boolean {
+  return /^[\w-]+$/.test(name) && !existsSync(`/${name}`);
+}
+
+/** How many raw Ctrl-C characters a chunk of input holds. */
+function countCtrlC(input: string): number {
+  let count = 0;
+  for (const ch of input) if (ch === "\u0003") count++;
+  return count;
+}
+
+/**
+ * Re-renders when the terminal is resized, so that widths and the streaming reply's cut
+ * follow the window. (The live area's height limit follows at once: see `Clamped`.)
+ */
+function useTerminalSize(stdout: NodeJS.WriteStream): string {
+  const subscribe = useCallback(
+    (onChange: () => void) => {
+      stdout.on("resize", onChange);
+      return () => {
+        stdout.off("resize", onChange);
+      };
+    },
+    [stdout],
+  );
+  return useSyncExternalStore(subscribe, () => `${stdout.columns}x${stdout.rows}`);
+}
+
+/** The application; see the module comment. */
+export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps): ReactNode {
+  useSyncExternalStore(controller.onChange, controller.snapshot);
+  useSyncExternalStore(ui.subscribe, ui.snapshot);
+  const app = useApp();
+  const { stdout } = useStdout();
+  useTerminalSize(stdout);
+  const columns = stdout.columns || 80;
+  // A ref, not state: two Ctrl-C can arrive before the next render.
+  const interrupts = useRef(0);
+  // What the first Ctrl-C did and what a second would do, above the status line while
+  // the count stands (it is about now, not part of the transcript).
+  const [hint, setHint] = useState<string | undefined>(undefined);
+  const bottom = useRef<DOMElement>(null);
+  const [bottomRows, setBottomRows] = useState(3);
+  const resetInterrupts = (): void => {
+    interrupts.current = 0;
+    setHint(undefined);
+  };
+  // Once the cancelled turn has ended, the hint says so (a second Ctrl-C still exits).
+  useEffect(() => {
+    if (controller.phase !== "prompting" && hint?.startsWith("Cancelling") === true) {
+      setHint("The turn was cancelled. (Ctrl-C again to exit)");
+    }
+  });
+  const [sentInitial, setSentInitial] = useState(false);
+  const phase = controller.phase;
+  const sessionId = controller.sessionId;
+  const state = controller.state;
+  const thread = state?.thread ?? [];
+  const settled = sessionId === undefined ? 0 : ui.settledCount(sessionId);
+
+  // Items are printed for good once they stop changing: during a turn, finished tool calls
+  // and messages something followed; the rest (and the plan) when the turn is over. A
+  // history being replayed is printed once it is complete.
+  useEffect(() => {
+    if (sessionId === undefined || state === undefined || state.loading) return;
+    if (phase === "prompting") {
+      const from = ui.settledCount(sessionId);
+      ui.settle(sessionId, state.thread, finishedPrefix(state.thread, from), null);
+    } else {
+      ui.settle(sessionId, state.thread, state.thread.length, state.plan);
+    }
+  }, [phase, sessionId, state, ui]);
+
+  const quit = (): void => {
+    onQuit();
+    ui.leave();
+  };
+
+  // Leaving: one last frame without the live area (no input line or spinner left on the
+  // screen), then exit.
+  useEffect(() => {
+    if (ui.leaving) app.exit();
+  });
+
+  const send = (text: string): void => {
+    // "//text" sends "/text" as it is, whatever the commands.
+    if (text.startsWith("//")) {
+      prompt(text.slice(1));
+      return;
+    }
+    const slash = parseSlash(text);
+    if (slash !== undefined && isCommandName(slash.name)) {
+      const own = slash.name.toLowerCase();
+      if (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own)) {
+        void runClientCommand(own, slash.args, controller, ui).then((result) => {
+          if (result === "quit") quit();
+        });
+        return;
+      }
+      if (!(state?.availableCommands ?? []).some((c) => c.name === slash.name)) {
+        ui.notify(
+          "warn",
+          `Unknown command /${slash.name}: /help lists the commands. (To send it to the agent as it is, write //${slash.name}.)`,
+        );
+        return;
+      }
+    }
+    prompt(text);
+  };
+
+  const prompt = (text: string): void => {
+    resetInterrupts();
+    void controller.prompt([{ type: "text", text }]).then(
+      ({ stopReason }) => {
+        if (stopReason !== "end_turn") ui.notify("warn", `(the turn ended: ${stopReason})`);
+      },
+      (error: unknown) =>
+        ui.notify("error", error instanceof Error ? error.message : String(error)),
+    );
+  };
+
+  useEffect(() => {
+    if (initialPrompt !== undefined && !sentInitial && phase === "ready") {
+      setSentInitial(true);
+      send(initialPrompt);
+    }
+  });
+
+  const interrupt = (): void => {
+    if (phase === "prompting" && interrupts.current === 0) {
+      interrupts.current = 1;
+      setHint("Cancelling the turn… (Ctrl-C again to exit)");
+      void controller.cancel();
+      return;
+    }
+    if (interrupts.current === 0 && phase !== "exited") {
+      interrupts.current = 1;
+      setHint("Press Ctrl-C again to exit.");
+      return;
+    }
+    interrupts.current = 2;
+    quit();
+  };
+
+  useInput((input, key) => {
+    // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
+    const presses = key.ctrl && input === "c" ? 1 : countCtrlC(input);
+    if (presses > 0) {
+      for (let i = 0; i < presses && interrupts.current < 2; i++) interrupt();
+      return;
+    }
+    // Any other key starts the count again: only two Ctrl-C in a row exit.
+    if (interrupts.current !== 0) resetInterrupts();
+    if (key.ctrl && input === "t") {
+      ui.toggleThoughts();
+      setHint(
+        ui.showThoughts
+          ? "Thoughts are shown in full (Ctrl-T to fold them)."
+          : "Thoughts are folded to one line (Ctrl-T to show them).",
+      );
+    }
+    if (phase === "exited") {
+      if (input === "r") {
+        ui.notify("info", "Restarting the agent…");
+        void controller.restart().catch((error: unknown) => ui.notify("error", String(error)));
+      } else if (input === "q") quit();
+    }
+  });
+
+  const question = ui.questions[0];
+  const live = thread.slice(settled);
+  // How tall the status and input lines are (measured: a long status line or a pasted
+  // block wraps), so that the live area gets the rest.
+  useLayoutEffect(() => {
+    if (bottom.current === null) return;
+    const { height } = measureElement(bottom.current);
+    if (height !== bottomRows) setBottomRows(height);
+  });
+  const showLivePlan = phase === "prompting" && state?.plan != null && state.plan.length > 0;
+  // The live area must stay shorter than the screen (see `Clamped`): Ink redraws
+  // everything once its output is as tall as the screen, so keep a row spare, and one for
+  // the cursor's line under the input. The layout engine gives the items what the status
+  // and input lines leave; the streaming reply is also cut to about that (`liveTail`,
+  // from the measured height of those lines) so that its end shows and says what is above.
+  const rows = stdout.rows || 24;
+  // The rows left for the items (the margin above the status line not measured).
+  const liveMax = Math.max(3, rows - bottomRows - 3);
+  const liveRows = Math.max(3, liveMax - 2 - (showLivePlan ? state.plan.length + 2 : 0));
+  const inputEnabled = question === undefined && (phase === "ready" || phase === "prompting");
+  return (
+    <Box flexDirection="column">
+      <Static items={ui.transcript}>
+        {(entry) => (
+          // Static output is laid out on its own: give it the terminal's width to wrap at.
+          <Box key={entry.key} flexDirection="column" width={columns}>
+            <TranscriptView entry={entry} ui={ui} />
+          </Box>
+        )}
+      </Static>
+      {ui.leaving ? null : (
+        <Clamped
+          spareRows={2}
+          bottom={
+            <Box ref={bottom} marginTop={1} flexDirection="column" flexShrink={0}>
+              {hint === undefined ? null : <Text color="yellow">{hint}</Text>}
+              <StatusLine controller={controller} state={state} />
+              <InputLine
+                enabled={inputEnabled}
+                canSubmit={phase === "ready"}
+                commands={allCommands(state?.availableCommands ?? null)}
+                onSubmit={send}
+                maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
+              />
+            </Box>
+          }
+        >
+          {live.map((item, i) => (
+            <ItemView
+              key={settled + i}
+              item={item}
+              ui={ui}
+              asking={question?.request.toolCall.toolCallId}
+              maxRows={i === live.length - 1 ? liveRows : undefined}
+            />
+          ))}
+          {showLivePlan ? <PlanView entries={state.plan} /> : null}
+          <FirstQuestion ui={ui} sessions={controller.sessions} />
+          {phase === "auth-required" ? (
+            <AuthView
+              methods={controller.authMethods}
+              onChoose={(method) => {
+                // A terminal method hands the screen to the login command, which unmounts the
+                // view: say what happened once it is back.
+                const inTerminal = isTerminalAuth(method);
+                if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
+                void controller
+                  .authenticate(method, (command, args, env) =>
+                    suspend(() => inheritStdioRunner(command, args, env)),
+                  )
+                  .then(() => {
+                    if (inTerminal)
+                      ui.notify("info", `Logged in (${method.name}); agent restarted.`);
+                  })
+                  .catch((error: unknown) =>
+                    ui.notify("error", error instanceof Error ? error.message : String(error)),
+                  );
+              }}
+            />
+          ) : null}
+          {phase === "exited" && controller.wasReady ? (
+            <ExitedView controller={controller} />
+          ) : null}
+        </Clamped>
+      )}
+    </Box>
+  );
+}

@@ -1,0 +1,94 @@
+import { PassThrough } from "node:stream";
+import { render } from "ink";
+import { useSyncExternalStore, type ReactNode } from "react";
+import { describe, expect, it } from "vitest";
+import type { PermissionPromptInfo } from "acp-kit/node";
+import type { RequestPermissionRequest } from "acp-kit";
+import { SessionStore } from "acp-kit";
+import { FirstQuestion } from "./question-view.js";
+import { UiModel } from "./ui-model.js";
+
+const tick = (ms = 30): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A terminal for Ink: output collected, keys typed into its input. */
+function terminal() {
+  const stdout = Object.assign(new PassThrough(), { columns: 80, rows: 40, isTTY: true });
+  const stdin = Object.assign(new PassThrough(), {
+    isTTY: true,
+    setRawMode: () => stdin,
+    ref: () => stdin,
+    unref: () => stdin,
+  });
+  let output = "";
+  stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  return {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    press: async (keys: string) => {
+      stdin.write(keys);
+      await tick();
+    },
+    // eslint-disable-next-line no-control-regex
+    lastFrame: () => output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
+  };
+}
+
+/** The questions as the view shows them: re-rendered on every change of the model. */
+function Questions({ ui }: { ui: UiModel }): ReactNode {
+  useSyncExternalStore(ui.subscribe, ui.snapshot);
+  return <FirstQuestion ui={ui} sessions={new SessionStore()} />;
+}
+
+const request = (toolCallId: string, kinds: string[]): RequestPermissionRequest => ({
+  sessionId: "s",
+  toolCall: { toolCallId, title: `Tool ${toolCallId}` },
+  options: kinds.map((kind) => ({ optionId: kind, name: kind, kind })) as never,
+});
+const info = { signal: new AbortController().signal } as unknown as PermissionPromptInfo;
+
+/** The questions of a new model, rendered on a new terminal. */
+function mount() {
+  const ui = new UiModel();
+  const t = terminal();
+  const instance = render(<Questions ui={ui} />, {
+    stdout: t.stdout,
+    stdin: t.stdin,
+    patchConsole: false,
+    debug: true, // every frame written whole, CI or not (Ink writes none in CI otherwise)
+  });
+  return { ui, t, instance };
+}
+
+describe("QuestionView", () => {
+  it("starts each queued question at its first option, whatever the last one chose", async () => {
+    const { ui, t, instance } = mount();
+    const first = ui.askPermission(request("a", ["allow_once", "reject_once"]), info);
+    const second = ui.askPermission(request("b", ["allow_once"]), info);
+    await tick();
+    await t.press("\u001b[B"); // Down: the second option of the first question
+    await t.press("\r");
+    await expect(first).resolves.toEqual({ outcome: "selected", optionId: "reject_once" });
+    // The second question has one option: Enter must pick it, not "nothing" (cancelled).
+    await t.press("\r");
+    await expect(second).resolves.toEqual({ outcome: "selected", optionId: "allow_once" });
+    expect(t.lastFrame()).toContain("Tool b");
+    instance.unmount();
+  });
+
+  it("picks by number and rejects with Esc", async () => {
+    const { ui, t, instance } = mount();
+    const byNumber = ui.askPermission(
+      request("a", ["allow_once", "allow_always", "reject_once"]),
+      info,
+    );
+    await tick();
+    await t.press("2");
+    await expect(byNumber).resolves.toEqual({ outcome: "selected", optionId: "allow_always" });
+    const byEscape = ui.askPermission(request("b", ["allow_once", "reject_once"]), info);
+    await tick();
+    await t.press("\u001b");
+    await tick(100);
+    await expect(byEscape).resolves.toEqual({ outcome: "selected", optionId: "reject_once" });
+    instance.unmount();
+  });
+});

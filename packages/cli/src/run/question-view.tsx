@@ -1,0 +1,107 @@
+/**
+ * A permission request as a keyboard choice among the agent's options.
+ *
+ * @module
+ */
+import { Box, Text, useInput, useStdout } from "ink";
+import { useState, type ReactNode } from "react";
+import type { PermissionOption } from "acp-kit";
+import type { SessionState } from "acp-kit";
+import { toolCallInQuestion } from "acp-kit/internal";
+import { ToolCallView } from "./tool-call-view.js";
+import type { SessionStore } from "acp-kit";
+import type { PendingQuestion, UiModel } from "./ui-model.js";
+
+const KIND_COLORS: Readonly<Record<string, string>> = {
+  allow_once: "green",
+  allow_always: "green",
+  reject_once: "red",
+  reject_always: "red",
+};
+
+/** Esc picks a reject option when there is one, else cancels. */
+function escapeChoice(options: readonly PermissionOption[]): PermissionOption | undefined {
+  return (
+    options.find((o) => o.kind === "reject_once") ?? options.find((o) => o.kind === "reject_always")
+  );
+}
+
+/** See the module comment. */
+export function QuestionView({
+  question,
+  state,
+  terminals,
+}: {
+  question: PendingQuestion;
+  /** The session's state: the question shows the tool call as the thread has it. */
+  state: SessionState | undefined;
+  terminals: ReadonlyMap<string, string>;
+}): ReactNode {
+  const { request } = question;
+  const options = request.options;
+  // The box must fit on the screen with the status and input lines.
+  const rows = useStdout().stdout.rows || 24;
+  const [index, setIndex] = useState(0);
+  const choose = (option: PermissionOption | undefined): void => {
+    question.answer(
+      option === undefined
+        ? { outcome: "cancelled" }
+        : { outcome: "selected", optionId: option.optionId },
+    );
+  };
+  useInput((input, key) => {
+    if (key.upArrow) setIndex((i) => (i + options.length - 1) % options.length);
+    else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % options.length);
+    else if (key.return) choose(options[index]);
+    else if (key.escape) choose(escapeChoice(options));
+    else if (/^[1-9]$/.test(input)) {
+      const option = options[Number(input) - 1];
+      if (option !== undefined) choose(option);
+    }
+  });
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>
+      <Text bold color="yellow">
+        Permission requested
+      </Text>
+      <ToolCallView
+        call={toolCallInQuestion(state, request.toolCall)}
+        terminals={terminals}
+        expanded
+        maxDiffLines={Math.max(6, rows - 14 - options.length)}
+      />
+      <Box flexDirection="column" marginTop={1}>
+        {options.map((option, i) => (
+          <Text key={option.optionId} color={i === index ? "cyan" : KIND_COLORS[option.kind]}>
+            {i === index ? "❯ " : "  "}
+            {i + 1}. {option.name}
+          </Text>
+        ))}
+      </Box>
+      <Text dimColor>↑↓ choose · Enter confirm · 1-{options.length} pick · Esc reject</Text>
+    </Box>
+  );
+}
+
+/**
+ * The oldest permission question waiting, if any. Each question gets a view of its own
+ * (keyed by its id), so that no choice carries over from one question to the next.
+ */
+export function FirstQuestion({
+  ui,
+  sessions,
+}: {
+  ui: UiModel;
+  sessions: SessionStore;
+}): ReactNode {
+  const question = ui.questions[0];
+  if (question === undefined) return null;
+  return (
+    <QuestionView
+      key={question.id}
+      question={question}
+      state={sessions.get(question.request.sessionId)}
+      terminals={ui.terminals}
+    />
+  );
+}

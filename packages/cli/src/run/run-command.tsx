@@ -1,0 +1,190 @@
+/**
+ * `acp-kit run`: the live view on a terminal, a plain transcript otherwise.
+ *
+ * @module
+ */
+import { openSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { ReadStream } from "node:tty";
+import type { PermissionPolicy } from "acp-kit/node";
+import { AgentController } from "../controller.js";
+import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
+import { endOnSignals, signalExitCode } from "../signals.js";
+import type { AgentTarget } from "../target.js";
+import { PlainTranscript } from "./plain-transcript.js";
+import { UiModel } from "./ui-model.js";
+
+/** Options of {@link runInteractive}. */
+export interface RunOptions {
+  readonly target: AgentTarget;
+  readonly cwd: string;
+  readonly policies: readonly PermissionPolicy[];
+  /** Print a plain transcript (no live view, no questions). */
+  readonly plain: boolean;
+  readonly color: boolean;
+  /** Sent as soon as the session is ready (the demo's first turn). */
+  readonly initialPrompt?: string;
+  /** In plain mode: the prompts to send, in order (default: lines read from stdin). */
+  readonly scriptedPrompts?: readonly string[];
+  /** Printed before anything else. */
+  readonly banner?: string;
+}
+
+/** Runs the command; resolves with the exit code. */
+export async function runInteractive(options: RunOptions): Promise<number> {
+  if (!options.color) process.env.FORCE_COLOR = "0";
+  return options.plain ? runPlain(options) : runLive(options);
+}
+
+/**
+ * The keyboard for one mount of the live view: the terminal opened afresh (`/dev/tty`),
+ * so that it can be closed when the terminal is handed to a login command. A paused
+ * `process.stdin` keeps reading the terminal underneath and would swallow what the person
+ * types into that command. Falls back to `process.stdin` where there is no `/dev/tty`.
+ */
+function openKeyboard(): { stdin: NodeJS.ReadStream; close(): void } {
+  try {
+    const stream = new ReadStream(openSync("/dev/tty", "r"));
+    return { stdin: stream, close: () => stream.destroy() };
+  } catch {
+    return { stdin: process.stdin, close: () => undefined };
+  }
+}
+
+async function runLive(options: RunOptions): Promise<number> {
+  const [{ render }, { App }] = await Promise.all([import("ink"), import("./app.js")]);
+  const ui = new UiModel();
+  const controller = new AgentController({
+    target: options.target,
+    cwd: options.cwd,
+    policies: options.policies,
+    askPermission: ui.askPermission,
+    onTerminalOutput: ui.onTerminalOutput,
+  });
+  if (options.banner !== undefined) ui.notify("info", options.banner);
+  let exitCode: number = ExitCodes.OK;
+  const flags = { quitting: false };
+  const onQuit = (): void => {
+    flags.quitting = true;
+  };
+  let keyboard = openKeyboard();
+  const mount = (): ReturnType<typeof render> =>
+    render(
+      <App
+        controller={controller}
+        ui={ui}
+        suspend={suspend}
+        onQuit={onQuit}
+        {...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt })}
+      />,
+      {
+        exitOnCtrlC: false,
+        stdin: keyboard.stdin,
+      },
+    );
+  // Set while the terminal is handed to an interactive command (terminal login).
+  const suspension: { remounted: Promise<void> | undefined; active: boolean } = {
+    remounted: undefined,
+    active: false,
+  };
+  const suspend = async <T,>(run: () => Promise<T>): Promise<T> => {
+    let done!: () => void;
+    suspension.remounted = new Promise((resolve) => (done = resolve));
+    suspension.active = true;
+    instance.unmount();
+    keyboard.close();
+    try {
+      return await run();
+    } finally {
+      suspension.active = false;
+      keyboard = openKeyboard();
+      instance = mount();
+      done();
+    }
+  };
+  let instance = mount();
+  // In raw mode Ctrl-C is a key (see the app); a signal ends the session, except a SIGINT
+  // while a login command has the terminal: that Ctrl-C is the command's.
+  const signals = endOnSignals(controller, { ignoreInterrupt: () => suspension.active });
+  let startFailure: string | undefined;
+  controller.start().catch((error: unknown) => {
+    const failure = describeFailure(error);
+    exitCode = failure.exitCode;
+    startFailure = failure.message;
+    ui.leave();
+  });
+  try {
+    for (;;) {
+      await instance.waitUntilExit();
+      // A suspended app (terminal login) is mounted again: wait for the new one.
+      const pending = suspension.remounted;
+      suspension.remounted = undefined;
+      if (pending === undefined || flags.quitting) break;
+      await pending;
+    }
+  } finally {
+    signals.dispose();
+    keyboard.close();
+    await controller.close();
+  }
+  if (startFailure !== undefined) process.stderr.write(`acp-kit: ${startFailure}\n`);
+  return exitCode;
+}
+
+async function runPlain(options: RunOptions): Promise<number> {
+  const out = process.stdout;
+  const transcript = new PlainTranscript(out);
+  const controller = new AgentController({
+    target: options.target,
+    cwd: options.cwd,
+    policies: options.policies,
+    wrapClient: (client) => ({
+      ...client,
+      requestPermission: async (params, context) => {
+        const response = await client.requestPermission(params, context);
+        transcript.permission(params, response);
+        return response;
+      },
+    }),
+  });
+  controller.sessions.subscribe(transcript.update);
+  if (options.banner !== undefined) transcript.line(options.banner);
+  let lastCode: number = ExitCodes.OK;
+  const signals = endOnSignals(controller, { cancelTurns: true });
+  try {
+    await controller.start();
+    const info = controller.info?.agentInfo;
+    transcript.line(
+      `connected to ${info == null ? options.target.label : `${info.title ?? info.name} ${info.version}`}`,
+    );
+    if (controller.phase === "auth-required") {
+      const methods = controller.authMethods.map((m) => m.name).join(", ");
+      transcript.line(
+        `The agent requires authentication (${methods}); run acp-kit on a terminal to log in.`,
+      );
+      return ExitCodes.AUTH_REQUIRED;
+    }
+    const prompts =
+      options.scriptedPrompts ??
+      (options.initialPrompt === undefined ? undefined : [options.initialPrompt]);
+    for await (const text of prompts ??
+      createInterface({ input: process.stdin, terminal: false })) {
+      if (text.trim() === "") continue;
+      const { stopReason } = await controller.prompt([{ type: "text", text }]);
+      transcript.line(`(${stopReason})`);
+      lastCode = exitCodeForStopReason(stopReason);
+    }
+    return lastCode;
+  } catch (error) {
+    const signal = signals.received;
+    const { exitCode, message } =
+      signal === undefined
+        ? describeFailure(error)
+        : { exitCode: signalExitCode(signal), message: `ended by ${signal}` };
+    transcript.line(`acp-kit: ${message}`);
+    return exitCode;
+  } finally {
+    signals.dispose();
+    await controller.close();
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Slash commands: the client's own (`/help`, `/mode`, `/model`, `/config`, `/sessions`,
+ * `/restart`, `/quit`) and the agent's (from `available_commands_update`), with
+ * completion.
+ *
+ * @module
+ */
+import type { AvailableCommand } from "acp-kit";
+
+/** A command the user can type after `/`. */
+export interface SlashCommand {
+  readonly name: string;
+  readonly description: string;
+  /** What to type after the name. */
+  readonly hint?: string;
+  /** `client`: handled here; `agent`: sent to the agent as prompt text. */
+  readonly source: "client" | "agent";
+}
+
+/** The client's own commands. */
+export const CLIENT_COMMANDS: readonly SlashCommand[] = [
+  { name: "help", description: "list the commands and keys", source: "client" },
+  {
+    name: "mode",
+    description: "show or switch the session's mode",
+    hint: "[mode]",
+    source: "client",
+  },
+  {
+    name: "model",
+    description: "show or switch the model (a config option)",
+    hint: "[value]",
+    source: "client",
+  },
+  {
+    name: "config",
+    description: "show or set config options",
+    hint: "[option value]",
+    source: "client",
+  },
+  { name: "new", description: "start a new session with the same agent", source: "client" },
+  {
+    name: "sessions",
+    description: "list sessions, or load/resume one",
+    hint: "[session id]",
+    source: "client",
+  },
+  { name: "restart", description: "restart the agent", source: "client" },
+  { name: "quit", description: "end the agent and exit", source: "client" },
+];
+
+/** Every command available now: the client's, then the agent's. */
+export function allCommands(agentCommands: readonly AvailableCommand[] | null): SlashCommand[] {
+  const agent = (agentCommands ?? [])
+    .filter((c) => !CLIENT_COMMANDS.some((own) => own.name === c.name))
+    .map((c) => {
+      const command: SlashCommand = { name: c.name, description: c.description, source: "agent" };
+      const hint = c.input != null && "hint" in c.input ? c.input.hint : undefined;
+      return hint === undefined ? command : { ...command, hint };
+    });
+  return [...CLIENT_COMMANDS, ...agent];
+}
+
+/** The commands matching what was typed so far (`/mo` → `mode`, `model`). */
+export function completions(input: string, commands: readonly SlashCommand[]): SlashCommand[] {
+  if (!input.startsWith("/") || input.includes(" ")) return [];
+  const typed = input.slice(1);
+  return commands.filter((c) => c.name.startsWith(typed) && c.name !== typed);
+}
+
+/** Splits `/name rest of line` into name and argument text. */
+export function parseSlash(input: string): { name: string; args: string } | undefined {
+  const match = /^\/(\S+)(?:\s+([\s\S]*))?$/.exec(input.trim());
+  if (match === null) return undefined;
+  return { name: match[1] ?? "", args: (match[2] ?? "").trim() };
+}

@@ -1,0 +1,212 @@
+/**
+ * Tool calls as live rows: status, kind and title, then their content — text, a coloured
+ * diff, or the live output of an embedded terminal.
+ *
+ * @module
+ */
+import { structuredPatch } from "diff";
+import { Box, Text } from "ink";
+import Spinner from "ink-spinner";
+import type { ReactNode } from "react";
+import type { ToolCallContent } from "acp-kit";
+import type { ThreadToolCall } from "acp-kit";
+import { contentText } from "./text.js";
+
+const KIND_LABELS: Readonly<Record<string, string>> = {
+  read: "read",
+  edit: "edit",
+  delete: "delete",
+  move: "move",
+  search: "search",
+  execute: "run",
+  think: "think",
+  fetch: "fetch",
+  switch_mode: "mode",
+  other: "tool",
+};
+
+/** How many lines of a diff, text content or terminal output a row shows at most. */
+const MAX_DIFF_LINES = 40;
+const MAX_TEXT_LINES = 8;
+const MAX_TERMINAL_LINES = 10;
+
+function StatusIcon({ call }: { call: ThreadToolCall }): ReactNode {
+  if (call.cancelled && call.status !== "completed" && call.status !== "failed") {
+    return <Text color="gray">⊘</Text>;
+  }
+  switch (call.status) {
+    case "completed":
+      return <Text color="green">✓</Text>;
+    case "failed":
+      return <Text color="red">✗</Text>;
+    case "in_progress":
+      return (
+        <Text color="cyan">
+          <Spinner type="dots" />
+        </Text>
+      );
+    default:
+      return <Text color="yellow">○</Text>;
+  }
+}
+
+/** A coloured unified diff of `oldText` → `newText` for `path`. */
+export function DiffView({
+  path,
+  oldText,
+  newText,
+  maxLines = MAX_DIFF_LINES,
+}: {
+  path: string;
+  oldText: string | null;
+  newText: string;
+  /** The most diff lines shown (default 40). */
+  maxLines?: number;
+}): ReactNode {
+  const patch = structuredPatch(path, path, oldText ?? "", newText, "", "", { context: 2 });
+  const lines: ReactNode[] = [];
+  let shown = 0;
+  let hidden = 0;
+  patch.hunks.forEach((hunk, h) => {
+    const header = `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`;
+    if (shown < maxLines) {
+      lines.push(
+        <Text key={`h${h}`} color="cyan" dimColor>
+          {header}
+        </Text>,
+      );
+    }
+    hunk.lines.forEach((line, i) => {
+      if (shown >= maxLines) {
+        hidden++;
+        return;
+      }
+      shown++;
+      const color = line.startsWith("+") ? "green" : line.startsWith("-") ? "red" : undefined;
+      lines.push(
+        <Text key={`${h}.${i}`} color={color} dimColor={color === undefined}>
+          {line}
+        </Text>,
+      );
+    });
+  });
+  return (
+    <Box flexDirection="column">
+      <Text dimColor>{oldText === null ? `new file ${path}` : path}</Text>
+      {patch.hunks.length === 0 ? (
+        <Text dimColor>(no changes: the file already has this text)</Text>
+      ) : null}
+      {lines}
+      {hidden > 0 ? (
+        <Text dimColor>
+          … {hidden} more {hidden === 1 ? "line" : "lines"}
+        </Text>
+      ) : null}
+    </Box>
+  );
+}
+
+function tail(text: string, max: number): { lines: string[]; hidden: number } {
+  const all = text.replace(/\n$/, "").split("\n");
+  return { lines: all.slice(-max), hidden: Math.max(0, all.length - max) };
+}
+
+function head(text: string, max: number): { lines: string[]; hidden: number } {
+  const all = text.replace(/\n$/, "").split("\n");
+  return { lines: all.slice(0, max), hidden: Math.max(0, all.length - max) };
+}
+
+function ContentView({
+  content,
+  terminals,
+  maxDiffLines,
+}: {
+  content: ToolCallContent;
+  terminals: ReadonlyMap<string, string>;
+  maxDiffLines?: number | undefined;
+}): ReactNode {
+  switch (content.type) {
+    case "diff":
+      return (
+        <DiffView
+          path={content.path}
+          oldText={content.oldText ?? null}
+          newText={content.newText}
+          {...(maxDiffLines === undefined ? {} : { maxLines: maxDiffLines })}
+        />
+      );
+    case "terminal": {
+      const output = terminals.get(content.terminalId) ?? "";
+      const { lines, hidden } = tail(output, MAX_TERMINAL_LINES);
+      return (
+        <Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1}>
+          {hidden > 0 ? <Text dimColor>… {hidden} earlier lines</Text> : null}
+          {output === "" ? (
+            <Text dimColor>(no output yet)</Text>
+          ) : (
+            lines.map((l, i) => <Text key={i}>{l}</Text>)
+          )}
+        </Box>
+      );
+    }
+    case "content": {
+      const { lines, hidden } = head(contentText(content.content), MAX_TEXT_LINES);
+      return (
+        <Box flexDirection="column">
+          {lines.map((l, i) => (
+            <Text key={i} dimColor>
+              {l}
+            </Text>
+          ))}
+          {hidden > 0 ? (
+            <Text dimColor>
+              … {hidden} more {hidden === 1 ? "line" : "lines"}
+            </Text>
+          ) : null}
+        </Box>
+      );
+    }
+    default:
+      return <Text dimColor>(content of a kind this version does not show)</Text>;
+  }
+}
+
+/** One tool call. `expanded` shows its content. */
+export function ToolCallView({
+  call,
+  terminals,
+  expanded,
+  maxDiffLines,
+}: {
+  call: ThreadToolCall;
+  terminals: ReadonlyMap<string, string>;
+  expanded: boolean;
+  /** The most lines of a diff shown (default 40). */
+  maxDiffLines?: number | undefined;
+}): ReactNode {
+  const locations = call.locations.map((l) => (l.line == null ? l.path : `${l.path}:${l.line}`));
+  return (
+    <Box flexDirection="column">
+      <Text>
+        <StatusIcon call={call} />{" "}
+        <Text color="magenta">{KIND_LABELS[call.kind] ?? call.kind}</Text>{" "}
+        <Text bold>{call.title === "" ? call.toolCallId : call.title}</Text>
+        {locations.length > 0 && !call.content.some((c) => c.type === "diff") ? (
+          <Text dimColor> {locations.join(", ")}</Text>
+        ) : null}
+      </Text>
+      {expanded && call.content.length > 0 ? (
+        <Box flexDirection="column" marginLeft={2}>
+          {call.content.map((content, i) => (
+            <ContentView
+              key={i}
+              content={content}
+              terminals={terminals}
+              maxDiffLines={maxDiffLines}
+            />
+          ))}
+        </Box>
+      ) : null}
+    </Box>
+  );
+}

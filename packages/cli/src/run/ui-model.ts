@@ -1,0 +1,178 @@
+/**
+ * The state of the interactive view that is not protocol state: the permission and
+ * authentication questions waiting for the user, notices, terminal output, and view
+ * toggles. Lives outside React so that the view can be unmounted and mounted again.
+ *
+ * @module
+ */
+import type { RequestPermissionOutcome, RequestPermissionRequest } from "acp-kit";
+import type { PermissionPromptInfo } from "acp-kit/node";
+import type { TerminalOutputEvent } from "acp-kit/node";
+import type { PlanEntry } from "acp-kit";
+import type { ThreadItem } from "acp-kit";
+
+/** A permission request waiting for the user's choice. */
+export interface PendingQuestion {
+  /** Unique per question, so that a view of one is never reused for the next. */
+  readonly id: number;
+  readonly request: RequestPermissionRequest;
+  /** Answers the request (an option id, or cancelled). */
+  readonly answer: (outcome: RequestPermissionOutcome) => void;
+}
+
+/** A line the client itself shows (not from the agent). */
+export interface Notice {
+  readonly id: number;
+  readonly level: "info" | "warn" | "error";
+  readonly text: string;
+}
+
+/** Something printed once, above the live area, in order. */
+export type TranscriptEntry =
+  | { readonly key: string; readonly kind: "item"; readonly item: ThreadItem }
+  | { readonly key: string; readonly kind: "notice"; readonly notice: Notice }
+  | { readonly key: string; readonly kind: "plan"; readonly entries: readonly PlanEntry[] };
+
+/** The most terminal output kept per terminal for display. */
+const TERMINAL_TAIL_CHARS = 8 * 1024;
+
+/** See the module comment. */
+export class UiModel {
+  /** Permission requests waiting for an answer, oldest first. */
+  questions: PendingQuestion[] = [];
+  /** What has been printed above the live area (append-only). */
+  transcript: TranscriptEntry[] = [];
+  /** How many thread items of each session are in the transcript. */
+  private readonly settled = new Map<string, number>();
+  /** The plan printed last for each session (JSON), so that an unchanged one is not repeated. */
+  private readonly printedPlans = new Map<string, string>();
+  /** Bumped by each replay, so that a replayed item gets a new key. */
+  private readonly generations = new Map<string, number>();
+  /** The recent output of each terminal, by terminal id. */
+  readonly terminals = new Map<string, string>();
+  /** Whether thoughts are shown in full (Ctrl-T). */
+  showThoughts = false;
+  /** Set when the view is to close: it draws its last frame without the live area. */
+  leaving = false;
+  /** Incremented on every change, for `useSyncExternalStore`. */
+  version = 0;
+  private nextNotice = 0;
+  private nextQuestion = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /** Subscribes to changes; returns an unsubscribe. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /** The current version (changes on every change). */
+  snapshot = (): number => this.version;
+
+  /** The permission prompt to hand to the broker: queues the question for the user. */
+  askPermission = (
+    request: RequestPermissionRequest,
+    info: PermissionPromptInfo,
+  ): Promise<RequestPermissionOutcome | undefined> =>
+    new Promise((resolve) => {
+      // A turn cancelled before the question was even shown: nothing to ask.
+      if (info.signal.aborted) {
+        resolve({ outcome: "cancelled" });
+        return;
+      }
+      let settled = false;
+      const onAbort = (): void => question.answer({ outcome: "cancelled" });
+      const question: PendingQuestion = {
+        id: this.nextQuestion++,
+        request,
+        answer: (outcome) => {
+          if (settled) return;
+          settled = true;
+          info.signal.removeEventListener("abort", onAbort);
+          this.questions = this.questions.filter((q) => q !== question);
+          this.changed();
+          resolve(outcome);
+        },
+      };
+      info.signal.addEventListener("abort", onAbort, { once: true });
+      this.questions = [...this.questions, question];
+      this.changed();
+    });
+
+  /** Prints a notice. */
+  notify(level: Notice["level"], text: string): void {
+    const notice = { id: this.nextNotice++, level, text };
+    this.transcript = [...this.transcript, { key: `n${notice.id}`, kind: "notice", notice }];
+    this.changed();
+  }
+
+  /** How many thread items of a session have been printed. */
+  settledCount(sessionId: string): number {
+    return this.settled.get(sessionId) ?? 0;
+  }
+
+  /**
+   * Prints the session's items from the last settled one up to `upTo` (they stop changing
+   * on screen), then `plan` when given and different from the one printed last.
+   */
+  settle(
+    sessionId: string,
+    thread: readonly ThreadItem[],
+    upTo: number,
+    plan: readonly PlanEntry[] | null,
+  ): void {
+    const from = this.settledCount(sessionId);
+    const prefix = `${sessionId}#${this.generations.get(sessionId) ?? 0}`;
+    const added: TranscriptEntry[] = thread
+      .slice(from, upTo)
+      .map((item, i) => ({ key: `${prefix}:${from + i}`, kind: "item" as const, item }));
+    const planText = plan === null || plan.length === 0 ? undefined : JSON.stringify(plan);
+    if (planText !== undefined && planText !== this.printedPlans.get(sessionId)) {
+      this.printedPlans.set(sessionId, planText);
+      added.push({ key: `${prefix}:plan:${this.nextNotice++}`, kind: "plan", entries: plan ?? [] });
+    }
+    if (added.length === 0) return;
+    this.transcript = [...this.transcript, ...added];
+    this.settled.set(sessionId, Math.max(from, upTo));
+    this.changed();
+  }
+
+  /**
+   * Prints a session's thread again from its start at the next {@link UiModel.settle}:
+   * for a session being loaded, whose history the agent replays.
+   */
+  replay(sessionId: string): void {
+    this.settled.set(sessionId, 0);
+    this.generations.set(sessionId, (this.generations.get(sessionId) ?? 0) + 1);
+  }
+
+  /** Records terminal output. */
+  onTerminalOutput = (event: TerminalOutputEvent): void => {
+    const previous = this.terminals.get(event.terminalId) ?? "";
+    const next = previous + event.text;
+    this.terminals.set(
+      event.terminalId,
+      next.length > TERMINAL_TAIL_CHARS ? next.slice(-TERMINAL_TAIL_CHARS) : next,
+    );
+    this.changed();
+  };
+
+  /** Closes the view (see {@link UiModel.leaving}). */
+  leave(): void {
+    if (this.leaving) return;
+    this.leaving = true;
+    this.changed();
+  }
+
+  /** Toggles full thoughts. */
+  toggleThoughts(): void {
+    this.showThoughts = !this.showThoughts;
+    this.changed();
+  }
+
+  /** Signals a change to the view. */
+  changed(): void {
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
+}
