@@ -24,7 +24,7 @@ export default defineConfig([
   {
     // The scripted agent's executable: ESM with a shebang, loading the library's own
     // entries (not a second copy of the engine).
-    entry: { "scripted-agent": "src/testing/scripted-agent-main.ts" },
+    entry: { "scripted-agent": "src/testing/scripted/agent-main.ts" },
     format: ["esm"],
     dts: false,
     sourcemap: false,

@@ -14,12 +14,12 @@ import { AgentStartupError } from "../../packages/acp-kit/src/node/spawn-errors.
 import {
   runAgentChecks,
   type AgentCheckOptions,
-} from "../../packages/acp-kit/src/testing/conformance-agent.js";
-import type { ConformanceReport } from "../../packages/acp-kit/src/testing/report.js";
+} from "../../packages/acp-kit/src/testing/conformance/agent.js";
+import type { ConformanceReport } from "../../packages/acp-kit/src/testing/conformance/report.js";
 import {
   formatReport,
   formatReportMarkdown,
-} from "../../packages/acp-kit/src/testing/report-format.js";
+} from "../../packages/acp-kit/src/testing/conformance/report-format.js";
 import type { Fault } from "./fixtures/agent-faulty-rpc.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));

@@ -15,15 +15,15 @@ import {
   type AgentSession,
   type ConnectAgentOptions,
 } from "../../packages/acp-kit/src/node/index.js";
-import { ProbeAgent } from "../../packages/acp-kit/src/testing/probe-agent.js";
-import { PROBE_TOOL_CALLS } from "../../packages/acp-kit/src/testing/probe-interactive.js";
-import type { ConformanceReport } from "../../packages/acp-kit/src/testing/report.js";
-import { formatReport } from "../../packages/acp-kit/src/testing/report-format.js";
-import { TestClient } from "../../packages/acp-kit/src/testing/test-client.js";
+import { ProbeAgent } from "../../packages/acp-kit/src/testing/probe/agent.js";
+import { PROBE_TOOL_CALLS } from "../../packages/acp-kit/src/testing/probe/interactive.js";
+import type { ConformanceReport } from "../../packages/acp-kit/src/testing/conformance/report.js";
+import { formatReport } from "../../packages/acp-kit/src/testing/conformance/report-format.js";
+import { TestClient } from "../../packages/acp-kit/src/testing/test-client/client.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const probeMain = fileURLToPath(
-  new URL("../../packages/acp-kit/src/testing/probe-main.ts", import.meta.url),
+  new URL("../../packages/acp-kit/src/testing/probe/main.ts", import.meta.url),
 );
 let dir: string;
 

@@ -3,15 +3,15 @@
  * request outcomes, and the trimming of quoted exchanges.
  */
 import { describe, expect, it } from "vitest";
-import { WireLog, classifyMessage } from "../../packages/acp-kit/src/testing/conformance-log.js";
+import { WireLog, classifyMessage } from "../../packages/acp-kit/src/testing/conformance/log.js";
 import {
   WireConnection,
   type InboundHandler,
-} from "../../packages/acp-kit/src/testing/conformance-wire.js";
+} from "../../packages/acp-kit/src/testing/conformance/wire.js";
 import {
   checkResponseIds,
   checkStdoutPurity,
-} from "../../packages/acp-kit/src/testing/check-wire.js";
+} from "../../packages/acp-kit/src/testing/conformance/checks/wire.js";
 import {
   CLIENT_CHECKS,
   checkResult,
@@ -19,17 +19,17 @@ import {
   failed,
   passed,
   skipped,
-} from "../../packages/acp-kit/src/testing/conformance-catalog.js";
+} from "../../packages/acp-kit/src/testing/conformance/catalog.js";
 import {
   REPORT_FORMAT,
   REPORT_FORMAT_VERSION,
   type ConformanceReport,
-} from "../../packages/acp-kit/src/testing/report.js";
+} from "../../packages/acp-kit/src/testing/conformance/report.js";
 import {
   capabilityPaths,
   formatReport,
   formatReportMarkdown,
-} from "../../packages/acp-kit/src/testing/report-format.js";
+} from "../../packages/acp-kit/src/testing/conformance/report-format.js";
 
 const encoder = new TextEncoder();
 

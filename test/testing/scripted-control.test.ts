@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RequestPermissionResponse } from "../../packages/acp-kit/src/index.js";
-import { demoScenario } from "../../packages/acp-kit/src/testing/demo-scenario.js";
+import { demoScenario } from "../../packages/acp-kit/src/testing/scenario/demo.js";
 import {
   agentText,
   chunk,

@@ -22,8 +22,8 @@ import {
   denyAll,
   type PermissionPolicy,
 } from "../../packages/acp-kit/src/node/index.js";
-import { DEMO_FILE_NAME, demoScenario } from "../../packages/acp-kit/src/testing/demo-scenario.js";
-import { runScriptedAgent } from "../../packages/acp-kit/src/testing/scripted-agent.js";
+import { DEMO_FILE_NAME, demoScenario } from "../../packages/acp-kit/src/testing/scenario/demo.js";
+import { runScriptedAgent } from "../../packages/acp-kit/src/testing/scripted/agent.js";
 
 const temp = realpathSync(mkdtempSync(join(tmpdir(), "acp-demo-")));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

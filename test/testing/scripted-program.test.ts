@@ -14,7 +14,7 @@ import { messageText, type ThreadItem } from "../../packages/acp-kit/src/index.j
 import { connectAgent, denyAll } from "../../packages/acp-kit/src/node/index.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
-const main = "src/testing/scripted-agent-main.ts";
+const main = "packages/acp-kit/src/testing/scripted/agent-main.ts";
 const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
 const temp = realpathSync(mkdtempSync(join(tmpdir(), "acp-scripted-")));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { demoScenario } from "../../packages/acp-kit/src/testing/demo-scenario.js";
-import { formatScenarioIssue } from "../../packages/acp-kit/src/testing/scenario-check.js";
+import { demoScenario } from "../../packages/acp-kit/src/testing/scenario/demo.js";
+import { formatScenarioIssue } from "../../packages/acp-kit/src/testing/scenario/check.js";
 import {
   parseScenario,
   ScenarioError,
   validateScenario,
-} from "../../packages/acp-kit/src/testing/scenario-validate.js";
+} from "../../packages/acp-kit/src/testing/scenario/validate.js";
 
 /** The formatted issues of an invalid scenario. */
 function problems(value: unknown): string[] {

@@ -14,7 +14,7 @@ import {
 import {
   TestClient,
   type TestClientOptions,
-} from "../../packages/acp-kit/src/testing/test-client.js";
+} from "../../packages/acp-kit/src/testing/test-client/client.js";
 
 type Script = (turn: PromptTurn, connection: AgentSideConnection) => Promise<TurnResult>;
 

@@ -43,4 +43,4 @@ export {
   type SessionEntry,
   type SessionRegistryOptions,
 } from "./session-registry.js";
-export { randomHex } from "./ids.js";
+export { randomHex, isAbsolutePath } from "./ids.js";

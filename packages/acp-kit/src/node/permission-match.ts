@@ -6,9 +6,9 @@
  */
 import picomatch from "picomatch/posix.js";
 import type { ToolCallUpdate } from "../schema/types.gen.js";
-import type { PermissionRule, PermissionRuleEffect } from "./permission-rules.js";
+import type { PermissionRule, PermissionRuleEffect } from "./permission-rule-types.js";
+import { isAbsolutePath } from "../agent/ids.js";
 import {
-  isAbsolutePath,
   type PermissionPath,
   toolCallCommand,
   toolCallKind,

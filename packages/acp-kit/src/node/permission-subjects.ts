@@ -12,6 +12,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ToolCallUpdate } from "../schema/types.gen.js";
+import { isAbsolutePath } from "../agent/ids.js";
 
 /** One path a tool call touches, in the two forms path rules match against. */
 export interface PermissionPath {
@@ -33,11 +34,6 @@ const DRIVE = /^[A-Za-z]:[\\/]/;
 export function toolCallKind(toolCall: ToolCallUpdate): string {
   const kind: unknown = toolCall.kind;
   return typeof kind === "string" && kind !== "" ? kind : "other";
-}
-
-/** Whether `p` is absolute: it starts with `/` or with a drive letter (`C:\`, `C:/`). */
-export function isAbsolutePath(p: string): boolean {
-  return p.startsWith("/") || DRIVE.test(p);
 }
 
 /** `p` with `.`/`..` segments resolved, `/` separators and no trailing `/`. */

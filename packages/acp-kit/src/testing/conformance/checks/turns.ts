@@ -1,0 +1,242 @@
+/**
+ * Checks of prompt turns: an ordinary turn, a cancelled one, and one ended by
+ * `session/close`.
+ *
+ * @module
+ */
+import { pathToFileURL } from "node:url";
+import type { AgentCapabilities, ContentBlock } from "../../../schema/types.gen.js";
+import { failed, passed, skipped, type CheckOutcome } from "../catalog.js";
+import { isTurnUpdate } from "../log.js";
+import type { WireOutcome } from "../wire.js";
+import type { CheckChannel, RunContext } from "./support.js";
+import {
+  LONG_PROMPT,
+  SHORT_PROMPT,
+  activityOf,
+  describe,
+  exchangeOf,
+  invalidBecause,
+  isAuthRequired,
+  sleep,
+} from "./support.js";
+import { AUTH_REQUIRED_REASON, newSession } from "./sessions.js";
+
+/** A prompt: the text and a resource link to the run's notes file. */
+export function promptBlocks(context: RunContext, text: string): ContentBlock[] {
+  return [
+    { type: "text", text },
+    {
+      type: "resource_link",
+      uri: pathToFileURL(context.notesPath).href,
+      name: "notes.txt",
+      mimeType: "text/plain",
+    },
+  ];
+}
+
+function stopReasonOf(outcome: WireOutcome): unknown {
+  if (outcome.kind !== "result" || typeof outcome.result !== "object" || outcome.result === null) {
+    return undefined;
+  }
+  return (outcome.result as Record<string, unknown>).stopReason;
+}
+
+/** A prompt with a text block and a resource link ends with a valid stop reason. */
+export async function checkPromptTurn(
+  context: RunContext,
+  channel: CheckChannel,
+  sessionId: string,
+): Promise<{ outcome: CheckOutcome; completed: boolean }> {
+  const prompt = promptBlocks(context, SHORT_PROMPT);
+  const outcome = await channel.request(
+    "session/prompt",
+    { sessionId, prompt },
+    context.timeouts.promptMs,
+  );
+  if (isAuthRequired(outcome)) return { outcome: skipped(AUTH_REQUIRED_REASON), completed: false };
+  const quiet = (): boolean => false;
+  if (outcome.kind !== "result") {
+    const reason = `session/prompt with a text block and a resource_link ${describe(outcome)}`;
+    return { outcome: failed(reason, exchangeOf(context.log, outcome, quiet)), completed: false };
+  }
+  const invalid = invalidBecause("PromptResponse", outcome.result);
+  if (invalid !== undefined) {
+    const reason = `The session/prompt result is ${invalid}`;
+    return { outcome: failed(reason, exchangeOf(context.log, outcome, quiet)), completed: true };
+  }
+  const stopReason = String(stopReasonOf(outcome));
+  return { outcome: passed([`The turn ended with stopReason "${stopReason}".`]), completed: true };
+}
+
+/** How a turn interrupted by the checker ended. */
+interface Interrupted {
+  /** The turn ended before the checker could interrupt it. */
+  readonly early?: WireOutcome;
+  /** The prompt's outcome, or undefined if it did not answer in time. */
+  readonly answer?: WireOutcome;
+  /** The sequence number of the prompt request. */
+  readonly promptSeq: number;
+  /** The sequence number of the interrupting message. */
+  readonly interruptSeq: number;
+}
+
+/**
+ * Starts a long turn and interrupts it with `interrupt` at its first sign of activity
+ * (or after `cancelDelayMs`). The session's requests are held meanwhile, so the turn
+ * cannot finish on its own while the checker waits.
+ */
+async function interruptTurn(
+  context: RunContext,
+  channel: CheckChannel,
+  sessionId: string,
+  interrupt: () => number,
+): Promise<Interrupted> {
+  channel.client.hold(sessionId);
+  const activity = activityOf(context.log, channel.name, sessionId);
+  const promptSeq = context.log.nextSeq;
+  const prompt = channel.request(
+    "session/prompt",
+    { sessionId, prompt: promptBlocks(context, LONG_PROMPT) },
+    context.timeouts.promptMs,
+  );
+  const first = await Promise.race([
+    prompt,
+    activity.seen.then(() => undefined),
+    sleep(context.timeouts.cancelDelayMs).then(() => undefined),
+  ]);
+  activity.stop();
+  if (first !== undefined) {
+    channel.client.release();
+    return { early: first, promptSeq, interruptSeq: context.log.nextSeq };
+  }
+  const interruptSeq = interrupt();
+  channel.client.release();
+  const answer = await Promise.race([
+    prompt,
+    sleep(context.timeouts.cancelMs).then(() => undefined),
+  ]);
+  return { ...(answer === undefined ? {} : { answer }), promptSeq, interruptSeq };
+}
+
+/** Judges the answer of an interrupted turn: `cancelled`, in time, no turn updates after. */
+async function judgeCancelled(
+  context: RunContext,
+  channel: CheckChannel,
+  sessionId: string,
+  turn: Interrupted,
+  what: string,
+): Promise<CheckOutcome> {
+  const answer = turn.answer;
+  if (answer === undefined) {
+    const shown = context.log.between(
+      channel.name,
+      turn.promptSeq,
+      undefined,
+      (r) => r.seq === turn.promptSeq || r.seq >= turn.interruptSeq - 2,
+    );
+    return failed(
+      `The prompt was not answered within ${context.timeouts.cancelMs} ms after ${what}`,
+      context.log.excerpt(shown),
+    );
+  }
+  if ("response" in answer && answer.response.seq < turn.interruptSeq) {
+    return skipped(
+      `Inconclusive: the turn was answered (${describe(answer)}) before ${what} was sent`,
+    );
+  }
+  const exchange = (): ReturnType<typeof exchangeOf> =>
+    exchangeOf(context.log, answer, (r) => r.seq >= turn.interruptSeq - 2);
+  if (answer.kind === "error") {
+    return failed(
+      `After ${what} the prompt ${describe(answer)}; a cancelled turn must answer stopReason "cancelled", not an error`,
+      exchange(),
+    );
+  }
+  if (answer.kind !== "result")
+    return failed(`After ${what} the prompt ${describe(answer)}`, exchange());
+  const stopReason = stopReasonOf(answer);
+  if (stopReason !== "cancelled") {
+    return failed(
+      `After ${what} the prompt answered stopReason ${JSON.stringify(stopReason)}, not "cancelled"`,
+      exchange(),
+      [
+        "If the turn had already finished when the cancellation arrived this can be a race; run again.",
+      ],
+    );
+  }
+  await sleep(context.timeouts.quietMs);
+  const late = context.log.between(channel.name, answer.response.seq + 1, undefined, (r) =>
+    isTurnUpdate(r, sessionId),
+  );
+  if (late.length > 0) {
+    return failed(
+      `${late.length} session/update(s) for the cancelled turn arrived after its answer`,
+      context.log.excerpt([answer.response, ...late]),
+    );
+  }
+  return passed();
+}
+
+function earlySkip(early: WireOutcome, what: string): CheckOutcome {
+  if (isAuthRequired(early)) return skipped(AUTH_REQUIRED_REASON);
+  return skipped(
+    `Inconclusive: the turn ended (${describe(early)}) before ${what} could be sent, without ` +
+      "any sign of activity first",
+  );
+}
+
+/** `session/cancel` during a turn: answered `cancelled` within the bound, nothing after. */
+export async function checkCancel(
+  context: RunContext,
+  channel: CheckChannel,
+  sessionId: string,
+): Promise<CheckOutcome> {
+  const turn = await interruptTurn(
+    context,
+    channel,
+    sessionId,
+    () => channel.notify("session/cancel", { sessionId }).seq,
+  );
+  if (turn.early !== undefined) return earlySkip(turn.early, "session/cancel");
+  return judgeCancelled(context, channel, sessionId, turn, "session/cancel");
+}
+
+/** `session/close` during a turn: answered, and the turn ends `cancelled`. */
+export async function checkSessionClose(
+  context: RunContext,
+  channel: CheckChannel,
+  capabilities: AgentCapabilities,
+): Promise<CheckOutcome> {
+  if (capabilities.sessionCapabilities?.close == null) {
+    return skipped("Not advertised (sessionCapabilities.close)");
+  }
+  const created = await newSession(context, channel);
+  if (isAuthRequired(created)) return skipped(AUTH_REQUIRED_REASON);
+  const sessionId =
+    created.kind === "result" ? (created.result as { sessionId?: unknown }).sessionId : undefined;
+  if (typeof sessionId !== "string") return skipped(`session/new ${describe(created)}`);
+  let close: Promise<WireOutcome> | undefined;
+  const turn = await interruptTurn(context, channel, sessionId, () => {
+    close = channel.request("session/close", { sessionId });
+    return context.log.nextSeq - 1;
+  });
+  const closed = await (close ?? channel.request("session/close", { sessionId }));
+  if (closed.kind !== "result") {
+    return failed(`session/close ${describe(closed)}`, exchangeOf(context.log, closed));
+  }
+  const invalid = invalidBecause("CloseSessionResponse", closed.result);
+  if (invalid !== undefined) {
+    return failed(`The session/close result is ${invalid}`, exchangeOf(context.log, closed));
+  }
+  if (turn.early !== undefined) {
+    if (isAuthRequired(turn.early)) return skipped(AUTH_REQUIRED_REASON);
+    return passed([
+      "The turn ended before session/close could be sent: that close cancels a running turn is untested.",
+    ]);
+  }
+  const judged = await judgeCancelled(context, channel, sessionId, turn, "session/close");
+  if (judged.status !== "skip") return judged;
+  // session/close itself answered well; only its effect on the turn is undecided.
+  return passed([`${judged.reason ?? ""}: that close cancels a running turn is untested.`]);
+}

@@ -1,0 +1,12 @@
+/**
+ * Conformance checks of agents (`acp-kit check`) and their reports.
+ *
+ * @module
+ */
+export { runAgentChecks, type AgentCheckOptions } from "./agent.js";
+export { DEFAULT_AGENT_CHECK_TIMEOUTS, type AgentCheckTimeouts } from "./checks/support.js";
+export type { AgentCommand } from "./process.js";
+export type { CheckerPermission } from "./client.js";
+export { AGENT_CHECKS, CLIENT_CHECKS, type CheckDefinition } from "./catalog.js";
+export * from "./report.js";
+export { formatReport, formatReportMarkdown, capabilityPaths } from "./report-format.js";

@@ -1,0 +1,162 @@
+/**
+ * The conformance report: what `acp-kit check` and the client probe produce, as plain
+ * JSON-serialisable data. Its shape is versioned by {@link REPORT_FORMAT_VERSION}.
+ *
+ * @module
+ */
+import type {
+  AgentCapabilities,
+  ClientCapabilities,
+  Implementation,
+} from "../../schema/types.gen.js";
+
+/** The value of {@link ConformanceReport.format}: tells a reader what the JSON is. */
+export const REPORT_FORMAT = "acp-kit-conformance";
+
+/** The version of the report's shape; bumped when a field changes meaning or goes away. */
+export const REPORT_FORMAT_VERSION = 1;
+
+/** What happened to one check: it passed, it failed, or it could not be run (with a reason). */
+export type CheckStatus = "pass" | "fail" | "skip";
+
+/**
+ * How strong the rule a check tests is: `must` (a MUST of the protocol) or `should`
+ * (a SHOULD, or a recommendation). {@link ConformanceReport.ok} only counts `must` failures.
+ */
+export type CheckSeverity = "must" | "should";
+
+/** Which way a message went, seen from the client. */
+export type ExchangeDirection = "client->agent" | "agent->client";
+
+/** One message of a failing exchange, as it crossed the wire (trimmed when long). */
+export interface ExchangeMessage {
+  /** Discriminator of {@link ExchangeEntry}. */
+  readonly kind: "message";
+  /** Position of the message in everything the check run sent and received (from 1). */
+  readonly seq: number;
+  /** Which of the run's connections carried it (for agent checks: `main`, `bare`, `version`). */
+  readonly connection: string;
+  /** Which way it went. */
+  readonly direction: ExchangeDirection;
+  /** The line as sent or received, cut to a few hundred characters. */
+  readonly text: string;
+  /** Why this line is not a valid message, when it is not. */
+  readonly problem?: string;
+}
+
+/** Messages left out of an exchange to keep it short. */
+export interface ExchangeGap {
+  /** Discriminator of {@link ExchangeEntry}. */
+  readonly kind: "gap";
+  /** How many messages were left out here. */
+  readonly omitted: number;
+}
+
+/** An entry of {@link CheckResult.exchange}. */
+export type ExchangeEntry = ExchangeMessage | ExchangeGap;
+
+/** The result of one check. */
+export interface CheckResult {
+  /** Stable id, kebab-case, e.g. `cancel`. */
+  readonly id: string;
+  /** One line saying what is checked. */
+  readonly title: string;
+  /** The numbers of the rules tested, from the conformance checklist (§7 of the protocol digest). */
+  readonly rules: readonly number[];
+  /** Sections of the protocol digest the check relies on besides the numbered rules (e.g. `§5`). */
+  readonly sections: readonly string[];
+  /** Whether the rule is a MUST or a SHOULD. */
+  readonly severity: CheckSeverity;
+  /** What happened. */
+  readonly status: CheckStatus;
+  /** Why it failed or was skipped (absent when it passed). */
+  readonly reason?: string;
+  /** Remarks that do not change the status (SHOULD-level findings, inconclusive parts). */
+  readonly notes: readonly string[];
+  /** On failure: the messages that show it, in order (first and last ones when long). */
+  readonly exchange: readonly ExchangeEntry[];
+}
+
+/** Counts of a report's checks by status. */
+export interface ReportSummary {
+  /** Checks that passed. */
+  readonly passed: number;
+  /** Checks that failed. */
+  readonly failed: number;
+  /** Checks that were skipped. */
+  readonly skipped: number;
+  /** All checks. */
+  readonly total: number;
+}
+
+/** The agent a report is about. */
+export interface AgentSubject {
+  /** Discriminator of {@link ReportSubject}. */
+  readonly kind: "agent";
+  /** The command that started it. */
+  readonly command: string;
+  /** Its arguments. */
+  readonly args: readonly string[];
+  /** The directory it was started in. */
+  readonly cwd: string;
+  /** What it said about itself in `initialize`, if it answered. */
+  readonly agentInfo?: Implementation;
+  /** The capabilities it advertised, if it answered. */
+  readonly agentCapabilities?: AgentCapabilities;
+}
+
+/** The client a report is about. */
+export interface ClientSubject {
+  /** Discriminator of {@link ReportSubject}. */
+  readonly kind: "client";
+  /** What it said about itself in `initialize`, if anything. */
+  readonly clientInfo?: Implementation;
+  /** The capabilities it advertised. */
+  readonly clientCapabilities?: ClientCapabilities;
+  /** The protocol version it requested. */
+  readonly requestedProtocolVersion?: number;
+}
+
+/** What a report is about. */
+export type ReportSubject = AgentSubject | ClientSubject;
+
+/** A conformance report: the machine-readable result of a check run. */
+export interface ConformanceReport {
+  /** Always {@link REPORT_FORMAT}. */
+  readonly format: typeof REPORT_FORMAT;
+  /** Always {@link REPORT_FORMAT_VERSION} for this shape. */
+  readonly formatVersion: typeof REPORT_FORMAT_VERSION;
+  /** Whether an agent or a client was checked. */
+  readonly kind: ReportSubject["kind"];
+  /** The protocol version the checks are written for. */
+  readonly protocolVersion: number;
+  /** The tool that made the report. */
+  readonly tool: { readonly name: string; readonly version: string };
+  /** What was checked. */
+  readonly subject: ReportSubject;
+  /** Every check, in a fixed order, whatever its status. */
+  readonly checks: readonly CheckResult[];
+  /** Counts by status. */
+  readonly summary: ReportSummary;
+  /** True when no `must` check failed. */
+  readonly ok: boolean;
+  /** The last lines the agent wrote to stderr (agent reports), for context. */
+  readonly stderrTail?: readonly string[];
+}
+
+/** Counts checks by status. */
+export function summarize(checks: readonly CheckResult[]): ReportSummary {
+  const count = (status: CheckStatus): number =>
+    checks.filter((check) => check.status === status).length;
+  return {
+    passed: count("pass"),
+    failed: count("fail"),
+    skipped: count("skip"),
+    total: checks.length,
+  };
+}
+
+/** True when no check of severity `must` failed. */
+export function reportOk(checks: readonly CheckResult[]): boolean {
+  return !checks.some((check) => check.status === "fail" && check.severity === "must");
+}

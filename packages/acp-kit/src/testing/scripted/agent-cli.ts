@@ -1,0 +1,136 @@
+/**
+ * The `acp-scripted-agent` program: serves a scenario file (or the built-in demo) as an
+ * ACP agent over its stdio, so that any client, in any language, can launch it.
+ *
+ * @module
+ */
+import { readFile } from "node:fs/promises";
+import { agentStdioStream } from "../../node/agent-stdio.js";
+import { demoScenario } from "../scenario/demo.js";
+import type { Scenario } from "../scenario/types.js";
+import { parseScenario, ScenarioError } from "../scenario/validate.js";
+import { runScriptedAgent } from "./agent.js";
+
+/** Exit code of the program for a usage error or an invalid scenario. */
+export const SCRIPTED_AGENT_USAGE_ERROR = 2;
+
+const USAGE = `Usage: acp-scripted-agent [options] <scenario.json>
+       acp-scripted-agent [options] --demo
+
+Serves a scenario as an ACP agent on stdin/stdout (see docs/scripted-agent.md).
+
+Options:
+  --demo               serve the built-in demo scenario
+  --no-delays          ignore the scenario's delays
+  --delay-scale <n>    multiply every delay by n (default 1)
+  --check              validate the scenario and exit (0 when valid)
+  -h, --help           show this help
+`;
+
+interface CliArguments {
+  readonly file?: string;
+  readonly demo: boolean;
+  readonly delayScale: number;
+  readonly check: boolean;
+  readonly help: boolean;
+}
+
+/** The output channels of the program (stdout carries the protocol while serving). */
+export interface ScriptedAgentCliIo {
+  /** Writes to stderr. */
+  readonly error: (text: string) => void;
+  /** Writes to stdout (help only). */
+  readonly out: (text: string) => void;
+}
+
+const processIo: ScriptedAgentCliIo = {
+  error: (text) => process.stderr.write(text),
+  out: (text) => process.stdout.write(text),
+};
+
+/**
+ * Runs the program: validates the scenario (exit code 2 with the problems on stderr when
+ * invalid), then serves it over `agentStdioStream()` until stdin closes (exit code 0).
+ *
+ * @param argv - The arguments after the program name.
+ * @param io - Where messages go. Default: the process's stderr and stdout.
+ * @returns The exit code.
+ */
+export async function runScriptedAgentCli(
+  argv: readonly string[],
+  io: ScriptedAgentCliIo = processIo,
+): Promise<number> {
+  let args: CliArguments;
+  try {
+    args = parseArguments(argv);
+  } catch (error) {
+    io.error(`acp-scripted-agent: ${(error as Error).message}\n\n${USAGE}`);
+    return SCRIPTED_AGENT_USAGE_ERROR;
+  }
+  if (args.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  let scenario: Scenario;
+  try {
+    scenario = args.demo ? demoScenario() : await loadScenarioFile(args.file ?? "");
+  } catch (error) {
+    const message = error instanceof ScenarioError ? error.message : (error as Error).message;
+    io.error(`acp-scripted-agent: ${message}\n`);
+    return SCRIPTED_AGENT_USAGE_ERROR;
+  }
+  if (args.check) {
+    io.error(`acp-scripted-agent: ${args.file ?? "the demo scenario"} is valid\n`);
+    return 0;
+  }
+  const connection = runScriptedAgent(scenario, agentStdioStream(), {
+    delayScale: args.delayScale,
+  });
+  await connection.closed;
+  return 0;
+}
+
+/**
+ * Reads and validates a scenario file.
+ *
+ * @param file - Its path.
+ * @throws ScenarioError when it is not JSON or not a valid scenario; the file system's
+ *   error when it cannot be read.
+ */
+export async function loadScenarioFile(file: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    throw new Error(`cannot read ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  return parseScenario(text, file);
+}
+
+function parseArguments(argv: readonly string[]): CliArguments {
+  let file: string | undefined;
+  let demo = false;
+  let delayScale = 1;
+  let check = false;
+  let help = false;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] ?? "";
+    if (arg === "-h" || arg === "--help") help = true;
+    else if (arg === "--demo") demo = true;
+    else if (arg === "--check") check = true;
+    else if (arg === "--no-delays") delayScale = 0;
+    else if (arg === "--delay-scale" || arg.startsWith("--delay-scale=")) {
+      const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[++index];
+      delayScale = Number(value);
+      if (value === undefined || value === "" || !Number.isFinite(delayScale) || delayScale < 0) {
+        throw new Error(`--delay-scale needs a number of at least 0, got ${String(value)}`);
+      }
+    } else if (arg.startsWith("-") && arg !== "-") throw new Error(`unknown option ${arg}`);
+    else if (file === undefined) file = arg;
+    else throw new Error(`unexpected argument ${arg}`);
+  }
+  if (!help && demo === (file !== undefined)) {
+    throw new Error(demo ? "give either --demo or a scenario file" : "missing the scenario file");
+  }
+  return { file, demo, delayScale, check, help };
+}

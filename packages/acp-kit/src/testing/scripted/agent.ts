@@ -1,0 +1,106 @@
+/**
+ * The scripted agent: an {@link Agent} that does what a {@link Scenario} says, and
+ * {@link runScriptedAgent} to serve it over any stream.
+ *
+ * @module
+ */
+import type { Logger } from "../../jsonrpc/logger.js";
+import type { Stream } from "../../jsonrpc/messages.js";
+import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
+import type { Agent } from "../../peer/agent.js";
+import { AgentSideConnection } from "../../peer/agent-side-connection.js";
+import type { Scenario } from "../scenario/types.js";
+import { assertScenario } from "../scenario/validate.js";
+import { ScriptedHandlers } from "./handlers.js";
+
+export { DEFAULT_SCRIPTED_CAPABILITIES } from "./handlers.js";
+
+/** Options of the scripted agent. */
+export interface ScriptedAgentOptions {
+  /**
+   * Multiplies every delay of the scenario (`delayMs`, `delay` steps); 0 turns them off
+   * (for tests), 2 makes them twice as long. Default 1.
+   */
+  readonly delayScale?: number;
+  /** Where the agent's turns report what they drop. Default: silent. */
+  readonly logger?: Logger;
+}
+
+/**
+ * Serves a scenario on `stream`: validates it, then answers as the scenario says until
+ * the stream closes. For tests, link it to a client with `memoryStreamPair()`:
+ *
+ * ```ts
+ * const pair = memoryStreamPair();
+ * runScriptedAgent(scenario, pair.agent, { delayScale: 0 });
+ * const agent = new ClientSideConnection(() => myClient, pair.client);
+ * ```
+ *
+ * @param scenario - The scenario (a parsed JSON document is validated first).
+ * @param stream - The message stream (`agentStdioStream()` for a program).
+ * @param options - Delays, logger, and options of the connection.
+ * @returns The agent's connection (`closed` resolves when the stream ends).
+ * @throws ScenarioError when the scenario is not valid.
+ */
+export function runScriptedAgent(
+  scenario: unknown,
+  stream: Stream,
+  options: ScriptedAgentOptions & AcpConnectionOptions = {},
+): AgentSideConnection {
+  const valid = assertScenario(scenario);
+  return new AgentSideConnection(
+    (connection) => createScriptedAgent(connection, valid, options),
+    stream,
+    options,
+  );
+}
+
+/**
+ * The scripted agent for one connection, when you build the connection yourself.
+ * It only implements what the scenario advertises: `session/load` needs `loadSession`,
+ * `session/list`, `resume`, `close`, `delete` their `sessionCapabilities` entry, `logout`
+ * `auth.logout`, `set_mode` the scenario's `modes`, `set_config_option` its
+ * `configOptions`; the connection answers the others `-32601`.
+ *
+ * @param connection - The agent's connection.
+ * @param scenario - A valid scenario (see {@link validateScenario}).
+ * @param options - Delays and logger.
+ */
+export function createScriptedAgent(
+  connection: AgentSideConnection,
+  scenario: Scenario,
+  options: ScriptedAgentOptions = {},
+): Agent {
+  const handlers = new ScriptedHandlers(connection, scenario, options);
+  const agent: Agent = {
+    initialize: (params) => handlers.initialize(params),
+    authenticate: (params) => handlers.authenticate(params),
+    newSession: (params) => handlers.newSession(params),
+    prompt: (params, context) => handlers.prompt(params, context),
+    cancel: (params) => handlers.cancel(params),
+  };
+  const { loadSession, sessionCapabilities = {}, auth } = handlers.capabilities;
+  const offered = (marker: object | null | undefined): boolean =>
+    marker !== undefined && marker !== null;
+  if (loadSession === true) agent.loadSession = (params) => handlers.loadSession(params);
+  if (offered(sessionCapabilities.resume)) {
+    agent.resumeSession = (params) => handlers.resumeSession(params);
+  }
+  if (offered(sessionCapabilities.list)) {
+    agent.listSessions = (params) => handlers.listSessions(params);
+  }
+  if (offered(sessionCapabilities.close)) {
+    agent.closeSession = (params) => handlers.closeSession(params);
+  }
+  if (offered(sessionCapabilities.delete)) {
+    agent.deleteSession = (params) => handlers.deleteSession(params);
+  }
+  if (offered(auth?.logout)) agent.logout = () => handlers.logout();
+  if (scenario.modes !== undefined) {
+    agent.setSessionMode = (params) => handlers.setSessionMode(params);
+  }
+  if (scenario.configOptions !== undefined) {
+    agent.setSessionConfigOption = (params) => handlers.setSessionConfigOption(params);
+  }
+  return agent;
+}
