@@ -119,7 +119,10 @@ describe("npx distributions from a local registry", () => {
 
     // Started from the cache: no npm, no network.
     await server.close();
-    await using agent = await spawnAgent({ registry: "tiny", registryOptions: { cacheDir, env, registry } });
+    await using agent = await spawnAgent({
+      registry: "tiny",
+      registryOptions: { cacheDir, env, registry },
+    });
     expect((await agent.initialize())._meta).toEqual({ argv: ["--acp"], tiny: "npm" });
     server = await startServer();
   }, 120_000);
@@ -128,26 +131,37 @@ describe("npx distributions from a local registry", () => {
     publishTiny("multi-bin", "2.0.0", { first: "agent.js", second: "agent.js" });
     const cacheDir = testTempDir("acp-reg-");
     const env = npmEnv();
-    const good = await installAgent(npxAgent("multi", "multi-bin@2.0.0", { cmd: "second" }), "npx", { cacheDir, env });
+    const good = await installAgent(
+      npxAgent("multi", "multi-bin@2.0.0", { cmd: "second" }),
+      "npx",
+      { cacheDir, env },
+    );
     expect(good.record.program).toBe(join("node_modules", "multi-bin", "agent.js"));
     expect(good.record.viaNode).toBe(true);
-    const bad = await installAgent(npxAgent("multi2", "multi-bin@2.0.0"), "npx", { cacheDir, env }).catch(
-      (e: unknown) => e,
-    );
+    const bad = await installAgent(npxAgent("multi2", "multi-bin@2.0.0"), "npx", {
+      cacheDir,
+      env,
+    }).catch((e: unknown) => e);
     expect((bad as Error).message).toContain("has the executables first, second");
     expect(readdirSync(join(cacheDir, "agents", "multi2"))).toEqual([]);
-    const missing = await installAgent(npxAgent("gone", "no-such-package@1.0.0"), "npx", { cacheDir, env }).catch(
-      (e: unknown) => e,
-    );
+    const missing = await installAgent(npxAgent("gone", "no-such-package@1.0.0"), "npx", {
+      cacheDir,
+      env,
+    }).catch((e: unknown) => e);
     expect((missing as Error).message).toMatch(/Installing gone failed \(`npm install/);
   }, 120_000);
 });
 
 const reachable =
-  spawnSync(NPM, ["ping"], { timeout: 15_000, encoding: "utf8", shell: process.platform === "win32" })
-    .status === 0;
+  spawnSync(NPM, ["ping"], {
+    timeout: 15_000,
+    encoding: "utf8",
+    shell: process.platform === "win32",
+  }).status === 0;
 if (!reachable) {
-  console.warn("Skipping the real-npm registry test: the npm registry cannot be reached (npm ping failed).");
+  console.warn(
+    "Skipping the real-npm registry test: the npm registry cannot be reached (npm ping failed).",
+  );
 }
 
 describe.skipIf(!reachable)("npx distributions from the real npm registry", () => {

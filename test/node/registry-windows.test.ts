@@ -62,7 +62,11 @@ describe("Windows command lines", () => {
       description: "d",
       distribution: {
         binary: {
-          "windows-x86_64": { archive: "https://h/w.zip", cmd: "./dist\\w.cmd", args: ["acp", "x y"] },
+          "windows-x86_64": {
+            archive: "https://h/w.zip",
+            cmd: "./dist\\w.cmd",
+            args: ["acp", "x y"],
+          },
         },
       },
     };
@@ -74,13 +78,23 @@ describe("Windows command lines", () => {
       viaNode: false,
       installedAt: "",
     };
-    const launch = launchOf(agent, "binary", "C:\\cache\\agents\\w\\binary-1.0.0", install, "win32", "x64", {
-      ComSpec: "C:\\WINDOWS\\system32\\cmd.exe",
-    });
+    const launch = launchOf(
+      agent,
+      "binary",
+      "C:\\cache\\agents\\w\\binary-1.0.0",
+      install,
+      "win32",
+      "x64",
+      {
+        ComSpec: "C:\\WINDOWS\\system32\\cmd.exe",
+      },
+    );
     expect(launch.command).toBe("C:\\WINDOWS\\system32\\cmd.exe");
     expect(launch.windowsVerbatimArguments).toBe(true);
     expect(launch.args.slice(0, 3)).toEqual(["/d", "/s", "/c"]);
-    expect(launch.args[3]).toMatch(/^"C:.cache.agents.w.binary-1\.0\.0.files\\dist\\w\.cmd acp \^\^\^"x y\^\^\^""$/);
+    expect(launch.args[3]).toMatch(
+      /^"C:.cache.agents.w.binary-1\.0\.0.files\\dist\\w\.cmd acp \^\^\^"x y\^\^\^""$/,
+    );
   });
 });
 

@@ -46,7 +46,11 @@ afterEach(async () => {
   await server.close();
 });
 
-function binaryAgent(id: string, archive: string, extra: Record<string, unknown> = {}): RegistryAgent {
+function binaryAgent(
+  id: string,
+  archive: string,
+  extra: Record<string, unknown> = {},
+): RegistryAgent {
   if (here === undefined) throw new Error("no registry platform for this machine");
   return {
     id,
@@ -70,7 +74,9 @@ function serveRegistry(agents: RegistryAgent[], etag?: string): string {
   return `${server.url}/registry.json`;
 }
 
-async function tarOf(entries: { header: TarHeader; data?: string | Uint8Array }[]): Promise<Uint8Array> {
+async function tarOf(
+  entries: { header: TarHeader; data?: string | Uint8Array }[],
+): Promise<Uint8Array> {
   return packTar(
     entries.map(({ header, data }) => ({
       header: { ...header, size: data === undefined ? 0 : Buffer.byteLength(data) },
@@ -84,7 +90,12 @@ const goodEntries = () => [
   { header: { name: "bin/agent", type: "file" as const, size: 0, mode: 0o755 }, data: agentScript },
   { header: { name: "lib/data.txt", type: "file" as const, size: 0, mode: 0o644 }, data: "data" },
   {
-    header: { name: "bin/data-link", type: "symlink" as const, size: 0, linkname: "../lib/data.txt" },
+    header: {
+      name: "bin/data-link",
+      type: "symlink" as const,
+      size: 0,
+      linkname: "../lib/data.txt",
+    },
   },
 ];
 
@@ -118,16 +129,28 @@ describe("the registry format", () => {
           name: "x",
           version: "1.0.0",
           description: "d",
-          distribution: { binary: { "linux-x86_64": { archive: "https://h/a.zip", cmd: "a", sha256: "zz" } } },
+          distribution: {
+            binary: { "linux-x86_64": { archive: "https://h/a.zip", cmd: "a", sha256: "zz" } },
+          },
         },
-        { id: "good", name: "Dup", version: "1.0.0", description: "d", distribution: { uvx: { package: "p" } } },
+        {
+          id: "good",
+          name: "Dup",
+          version: "1.0.0",
+          description: "d",
+          distribution: { uvx: { package: "p" } },
+        },
       ],
     });
     expect(registry.agents.map((a) => a.id)).toEqual(["good"]);
     expect(registry.agents[0]?.distribution.npx?.cmd).toBe("good-acp");
     expect(problems.join("\n")).toMatch(/agents\[1\] \(Bad_Id\)\.id: must be lowercase/);
-    expect(problems.join("\n")).toMatch(/agents\[1\] \(Bad_Id\)\.version: must be a semantic version/);
-    expect(problems.join("\n")).toMatch(/agents\[1\] \(Bad_Id\)\.distribution: names no binary, npx or uvx/);
+    expect(problems.join("\n")).toMatch(
+      /agents\[1\] \(Bad_Id\)\.version: must be a semantic version/,
+    );
+    expect(problems.join("\n")).toMatch(
+      /agents\[1\] \(Bad_Id\)\.distribution: names no binary, npx or uvx/,
+    );
     expect(problems.join("\n")).toMatch(/binary\.plan9-mips: is not a known platform/);
     expect(problems.join("\n")).toMatch(/uvx\.package: must be a non-empty string/);
     expect(problems.join("\n")).toMatch(/sha256: must be 64 hexadecimal digits/);
@@ -143,7 +166,9 @@ describe("the registry format", () => {
     expect(registryPlatform("freebsd", "x64")).toBeUndefined();
     expect(defaultCacheDir({ HOME: "/h" }, "linux")).toBe("/h/.cache/acp-kit");
     expect(defaultCacheDir({ HOME: "/h", XDG_CACHE_HOME: "/x" }, "linux")).toBe("/x/acp-kit");
-    expect(defaultCacheDir({ HOME: "/h", XDG_CACHE_HOME: "rel" }, "linux")).toBe("/h/.cache/acp-kit");
+    expect(defaultCacheDir({ HOME: "/h", XDG_CACHE_HOME: "rel" }, "linux")).toBe(
+      "/h/.cache/acp-kit",
+    );
     expect(defaultCacheDir({ HOME: "/h" }, "darwin")).toBe("/h/Library/Caches/acp-kit");
     expect(defaultCacheDir({ LOCALAPPDATA: "L" }, "win32")).toMatch(/^L.acp-kit.Cache$/);
     expect(defaultCacheDir({ HOME: "/h", ACP_KIT_CACHE_DIR: "/c" }, "linux")).toBe("/c");
@@ -210,11 +235,16 @@ describe("loading the registry", () => {
   it("takes the URL from ACP_REGISTRY_URL, and an invalid document falls back", async () => {
     const cacheDir = testTempDir("acp-reg-");
     server.files.set("/private.json", { body: "[1,2]", type: "application/json" });
-    const loaded = await loadRegistry({ cacheDir, env: { ACP_REGISTRY_URL: `${server.url}/private.json` } });
+    const loaded = await loadRegistry({
+      cacheDir,
+      env: { ACP_REGISTRY_URL: `${server.url}/private.json` },
+    });
     expect(loaded.url).toBe(`${server.url}/private.json`);
     expect(loaded.source).toBe("snapshot");
     expect(loaded.fetchError).toMatch(/not a JSON object/);
-    expect((await loadRegistry({ cacheDir, offline: true, env: {} })).url).toBe(DEFAULT_REGISTRY_URL);
+    expect((await loadRegistry({ cacheDir, offline: true, env: {} })).url).toBe(
+      DEFAULT_REGISTRY_URL,
+    );
   });
 });
 
@@ -227,10 +257,17 @@ describe("binary distributions", () => {
     const cacheDir = testTempDir("acp-reg-");
     const archive = gzipSync(await tarOf(goodEntries()));
     server.files.set("/good.tar.gz", { body: archive });
-    const agent = binaryAgent("good", "/good.tar.gz", { sha256: sha256(archive), env: { TINY_AGENT: "yes" } });
+    const agent = binaryAgent("good", "/good.tar.gz", {
+      sha256: sha256(archive),
+      env: { TINY_AGENT: "yes" },
+    });
     const url = serveRegistry([agent]);
     const events: string[] = [];
-    const resolved = await resolveAgent("good", { url, cacheDir, onProgress: (e) => events.push(e.kind) });
+    const resolved = await resolveAgent("good", {
+      url,
+      cacheDir,
+      onProgress: (e) => events.push(e.kind),
+    });
     expect(resolved.distribution).toBe("binary");
     expect(resolved.command).toBe(join(resolved.dir, "files", "bin", "agent"));
     expect(resolved.args).toEqual(["acp"]);
@@ -245,7 +282,11 @@ describe("binary distributions", () => {
     await resolveAgent("good", { url, cacheDir });
     expect(server.requests.filter((r) => r.path === "/good.tar.gz").length).toBe(downloads);
 
-    await using spawned = await spawnAgent({ registry: "good", registryOptions: { url, cacheDir }, args: ["--x"] });
+    await using spawned = await spawnAgent({
+      registry: "good",
+      registryOptions: { url, cacheDir },
+      args: ["--x"],
+    });
     const init = await spawned.initialize();
     expect(init._meta).toEqual({ argv: ["acp", "--x"], tiny: "yes" });
 
@@ -257,7 +298,10 @@ describe("binary distributions", () => {
     const cacheDir = testTempDir("acp-reg-");
     const zip = zipSync({ "bin/agent": new Uint8Array(agentScript), "bin/": new Uint8Array() });
     server.files.set("/a.zip", { body: zip });
-    const zipped = await install(binaryAgent("zipped", "/a.zip", { sha256: sha256(zip) }), cacheDir);
+    const zipped = await install(
+      binaryAgent("zipped", "/a.zip", { sha256: sha256(zip) }),
+      cacheDir,
+    );
     expect(readFileSync(join(zipped.dir, zipped.record.program))).toEqual(agentScript);
     expect(lstatSync(join(zipped.dir, zipped.record.program)).mode & 0o111).not.toBe(0);
 
@@ -285,16 +329,32 @@ describe("binary distributions", () => {
   });
 
   it.each([
-    ["a ../ entry", [{ header: { name: "../evil", type: "file" as const, size: 0 }, data: "x" }], /climbs out/],
-    ["an absolute entry", [{ header: { name: "/tmp/evil", type: "file" as const, size: 0 }, data: "x" }], /absolute path/],
+    [
+      "a ../ entry",
+      [{ header: { name: "../evil", type: "file" as const, size: 0 }, data: "x" }],
+      /climbs out/,
+    ],
+    [
+      "an absolute entry",
+      [{ header: { name: "/tmp/evil", type: "file" as const, size: 0 }, data: "x" }],
+      /absolute path/,
+    ],
     [
       "a link to an absolute path",
-      [{ header: { name: "bin/agent", type: "symlink" as const, size: 0, linkname: "/etc/passwd" } }],
+      [
+        {
+          header: { name: "bin/agent", type: "symlink" as const, size: 0, linkname: "/etc/passwd" },
+        },
+      ],
       /links to the absolute path/,
     ],
     [
       "a link out of the directory",
-      [{ header: { name: "bin/agent", type: "symlink" as const, size: 0, linkname: "../../../x" } }],
+      [
+        {
+          header: { name: "bin/agent", type: "symlink" as const, size: 0, linkname: "../../../x" },
+        },
+      ],
       /outside the directory/,
     ],
     [
@@ -316,7 +376,9 @@ describe("binary distributions", () => {
   ])("refuses an archive with %s, and keeps nothing", async (_what, entries, message) => {
     const cacheDir = testTempDir("acp-reg-");
     server.files.set("/evil.tar.gz", { body: gzipSync(await tarOf(entries)) });
-    const error = await install(binaryAgent("evil", "/evil.tar.gz"), cacheDir).catch((e: unknown) => e);
+    const error = await install(binaryAgent("evil", "/evil.tar.gz"), cacheDir).catch(
+      (e: unknown) => e,
+    );
     expect((error as RegistryError).code).toBe("unsafe_archive");
     expect((error as Error).message).toMatch(message);
     expect(readdirSync(join(cacheDir, "agents", "evil"))).toEqual([]);
@@ -327,7 +389,9 @@ describe("binary distributions", () => {
   it("refuses zip entries that escape", async () => {
     const cacheDir = testTempDir("acp-reg-");
     server.files.set("/evil.zip", { body: zipSync({ "../../evil": new Uint8Array([1]) }) });
-    const error = await install(binaryAgent("evilzip", "/evil.zip"), cacheDir).catch((e: unknown) => e);
+    const error = await install(binaryAgent("evilzip", "/evil.zip"), cacheDir).catch(
+      (e: unknown) => e,
+    );
     expect((error as RegistryError).code).toBe("unsafe_archive");
     expect(existsSync(join(cacheDir, "evil"))).toBe(false);
   });
@@ -353,11 +417,15 @@ describe("binary distributions", () => {
   it("says clearly when the platform has no binary or the archive lacks the program", async () => {
     const cacheDir = testTempDir("acp-reg-");
     const agent = binaryAgent("nobin", "/x.tgz");
-    const other = await installAgent(agent, "binary", { cacheDir, platform: "freebsd" }).catch((e: unknown) => e);
+    const other = await installAgent(agent, "binary", { cacheDir, platform: "freebsd" }).catch(
+      (e: unknown) => e,
+    );
     expect((other as RegistryError).code).toBe("unsupported_platform");
     mkdirSync(join(cacheDir, "x"));
     writeFileSync(join(cacheDir, "x", "f"), "");
-    server.files.set("/x.tgz", { body: gzipSync(await tarOf([{ header: { name: "other", type: "file", size: 0 }, data: "" }])) });
+    server.files.set("/x.tgz", {
+      body: gzipSync(await tarOf([{ header: { name: "other", type: "file", size: 0 }, data: "" }])),
+    });
     const missing = await installAgent(agent, "binary", { cacheDir }).catch((e: unknown) => e);
     expect((missing as Error).message).toContain("has no ./bin/agent");
     const url = serveRegistry([agent]);

@@ -4,6 +4,8 @@
  * target leaves the directory. One refused entry refuses the whole archive.
  *
  * Libraries: fflate (zip), modern-tar (tar), seek-bzip (bzip2); gzip is Node's own zlib.
+ * They are loaded when an archive is extracted, not with acp-kit/node (modern-tar is an
+ * ES module only: a dynamic import loads it from CommonJS too, on every Node 20).
  *
  * @module
  */
@@ -12,9 +14,7 @@ import { chmod, copyFile, lstat, mkdir, open, readFile, symlink, unlink } from "
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { unzipSync } from "fflate";
-import { createTarDecoder, type TarHeader } from "modern-tar";
-import { decode as bunzip } from "seek-bzip";
+import type { TarHeader } from "modern-tar";
 import { RegistryError } from "./errors.js";
 
 /** The archive formats acp-kit extracts. */
@@ -57,7 +57,12 @@ export function entryPath(root: string, name: string): string {
  * `../lib/libx.so`), where it climbs real directories, so the lexical check is the
  * physical one: a `..` after a component that may itself be a link could climb elsewhere.
  */
-export function checkLinkTarget(root: string, linkPath: string, name: string, target: string): void {
+export function checkLinkTarget(
+  root: string,
+  linkPath: string,
+  name: string,
+  target: string,
+): void {
   if (isAbsolute(target) || /^[a-zA-Z]:/.test(target) || target.startsWith("\\"))
     throw unsafe(name, `links to the absolute path ${JSON.stringify(target)}`);
   const parts = target.split(/[/\\]+/).filter((p) => p !== "" && p !== ".");
@@ -134,7 +139,8 @@ async function extractTarEntry(
     const source = entryPath(root, header.linkname ?? "");
     await checkParents(root, source, name);
     const stats = await lstat(source).catch(() => undefined);
-    if (stats?.isFile() !== true) throw unsafe(name, "is a hard link to something not a file in the archive");
+    if (stats?.isFile() !== true)
+      throw unsafe(name, "is a hard link to something not a file in the archive");
     await prepare(root, path, name);
     await copyFile(source, path);
     await chmod(path, stats.mode & 0o777);
@@ -150,6 +156,7 @@ async function extractTarEntry(
 }
 
 async function extractTar(root: string, tar: ReadableStream<Uint8Array>): Promise<void> {
+  const { createTarDecoder } = await import("modern-tar");
   const decoder = createTarDecoder();
   const piping = tar.pipeTo(decoder.writable);
   const reader = decoder.readable.getReader();
@@ -168,6 +175,7 @@ async function extractTar(root: string, tar: ReadableStream<Uint8Array>): Promis
 }
 
 async function extractZip(root: string, archive: string): Promise<void> {
+  const { unzipSync } = await import("fflate");
   const files = unzipSync(new Uint8Array(await readFile(archive)));
   // Check every name before writing anything.
   const paths = Object.keys(files).map((name) => [name, entryPath(root, name)] as const);
@@ -187,8 +195,8 @@ async function extractZip(root: string, archive: string): Promise<void> {
   }
 }
 
-function webStream(stream: NodeJS.ReadableStream): ReadableStream<Uint8Array> {
-  return Readable.toWeb(stream as Readable) as unknown as ReadableStream<Uint8Array>;
+function webStream(stream: Readable): ReadableStream<Uint8Array> {
+  return Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
 }
 
 /**
@@ -213,7 +221,9 @@ export async function extractArchive(
       case "tar.gz":
         return await extractTar(root, webStream(createReadStream(archive).pipe(createGunzip())));
       case "tar.bz2": {
-        const tar = bunzip(await readFile(archive));
+        // A CommonJS module: its functions are on the default export.
+        const seekBzip = await import("seek-bzip");
+        const tar = seekBzip.default.decode(await readFile(archive));
         const stream = new ReadableStream<Uint8Array>({
           start(controller) {
             controller.enqueue(tar);

@@ -200,7 +200,8 @@ async function installBinary(
     );
   }
   // Zip archives carry no Unix permissions that fflate reports: the program must run.
-  if ((options.platform ?? process.platform) !== "win32") await chmod(join(staging, program), stats.mode | 0o755);
+  if ((options.platform ?? process.platform) !== "win32")
+    await chmod(join(staging, program), stats.mode | 0o755);
   return { id: agent.id, version: agent.version, kind: "binary", program, viaNode: false };
 }
 
@@ -224,8 +225,7 @@ async function packageBin(
   const bins: Record<string, string> =
     typeof manifest.bin === "string" ? { [unscoped]: manifest.bin } : (manifest.bin ?? {});
   const names = Object.keys(bins);
-  const chosen =
-    dist.cmd ?? (names.length === 1 ? names[0] : names.find((n) => n === unscoped));
+  const chosen = dist.cmd ?? (names.length === 1 ? names[0] : names.find((n) => n === unscoped));
   const file = chosen === undefined ? undefined : bins[chosen];
   if (chosen === undefined || file === undefined) {
     throw failure(
@@ -248,9 +248,18 @@ async function installNpm(
   staging: string,
   options: InstallOptions,
 ): Promise<Omit<InstallRecord, "installedAt">> {
-  const dist = agent.distribution.npx as PackageDistribution;
+  const dist = agent.distribution.npx;
+  if (dist === undefined) throw failure("install_failed", `${agent.id} has no npx distribution.`);
   const env = options.env ?? process.env;
-  const args = ["install", "--prefix", staging, "--no-audit", "--no-fund", "--loglevel=error", dist.package];
+  const args = [
+    "install",
+    "--prefix",
+    staging,
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+    dist.package,
+  ];
   options.onProgress?.({ kind: "install", agent: agent.id, command: `npm ${args.join(" ")}` });
   await runTool("npm", args, env, `Installing ${agent.id}`, options.platform ?? process.platform);
   // The name npm saved is right even for specs that do not say it (a file or a URL).
@@ -273,7 +282,8 @@ async function installUv(
   dir: string,
   options: InstallOptions,
 ): Promise<Omit<InstallRecord, "installedAt">> {
-  const dist = agent.distribution.uvx as PackageDistribution;
+  const dist = agent.distribution.uvx;
+  if (dist === undefined) throw failure("install_failed", `${agent.id} has no uvx distribution.`);
   const platform = options.platform ?? process.platform;
   const env = {
     ...(options.env ?? process.env),
@@ -292,7 +302,11 @@ async function installUv(
 }
 
 /** Holds a directory lock (`mkdir` is atomic) while `work` runs; waits while another holds it. */
-async function withLock<T>(lock: string, work: () => Promise<T>, isDone: () => Promise<boolean>): Promise<T | undefined> {
+async function withLock<T>(
+  lock: string,
+  work: () => Promise<T>,
+  isDone: () => Promise<boolean>,
+): Promise<T | undefined> {
   const deadline = Date.now() + 10 * 60_000;
   for (;;) {
     try {
@@ -303,7 +317,16 @@ async function withLock<T>(lock: string, work: () => Promise<T>, isDone: () => P
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       if (await isDone()) return undefined;
       const holder = Number(await readFile(join(lock, "pid"), "utf8").catch(() => "0"));
-      const alive = holder > 0 && (() => { try { process.kill(holder, 0); return true; } catch { return false; } })();
+      const alive =
+        holder > 0 &&
+        (() => {
+          try {
+            process.kill(holder, 0);
+            return true;
+          } catch {
+            return false;
+          }
+        })();
       if (!alive && holder > 0) await rm(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw failure("install_failed", `Gave up waiting for ${lock}.`);
       await new Promise((r) => setTimeout(r, 250));
@@ -373,4 +396,3 @@ export async function removeAgent(cacheDir: string, id: string): Promise<boolean
   await rm(dir, { recursive: true, force: true });
   return there;
 }
-

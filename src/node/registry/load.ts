@@ -185,7 +185,11 @@ export async function loadRegistry(options: RegistryOptions = {}): Promise<Loade
       return undefined;
     }
   };
-  if (cached !== undefined && options.refresh !== true && Date.now() - cached.fetchedAt < maxAgeMs) {
+  if (
+    cached !== undefined &&
+    options.refresh !== true &&
+    Date.now() - cached.fetchedAt < maxAgeMs
+  ) {
     const fresh = cachedResult();
     if (fresh !== undefined) return fresh;
   }

@@ -52,6 +52,6 @@ export function defaultCacheDir(
   if (platform === "darwin") return join(home, "Library", "Caches", "acp-kit");
   const xdg = env.XDG_CACHE_HOME;
   // The XDG spec: a relative path is invalid and is to be ignored.
-  const base = xdg !== undefined && xdg.startsWith("/") ? xdg : join(home, ".cache");
+  const base = xdg?.startsWith("/") === true ? xdg : join(home, ".cache");
   return join(base, "acp-kit");
 }

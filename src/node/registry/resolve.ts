@@ -109,7 +109,12 @@ export function launchOf(
   }
   if (platform === "win32" && isBatchFile(program)) {
     const batch = windowsBatchCommand(program, agentArgs, env.ComSpec ?? "cmd.exe");
-    return { command: batch.command, args: batch.args, env: agentEnv, windowsVerbatimArguments: true };
+    return {
+      command: batch.command,
+      args: batch.args,
+      env: agentEnv,
+      windowsVerbatimArguments: true,
+    };
   }
   return { command: program, args: agentArgs, env: agentEnv, windowsVerbatimArguments: false };
 }

@@ -78,7 +78,10 @@ function checkBinaryTarget(value: unknown, path: string, problems: Problems): vo
       problems.push(`${path}.archive: is not a URL`);
     }
   }
-  if (value.sha256 !== undefined && (typeof value.sha256 !== "string" || !SHA256.test(value.sha256)))
+  if (
+    value.sha256 !== undefined &&
+    (typeof value.sha256 !== "string" || !SHA256.test(value.sha256))
+  )
     problems.push(`${path}.sha256: must be 64 hexadecimal digits`);
   text(value.cmd, `${path}.cmd`, problems);
   optionalStrings(value.args, `${path}.args`, problems);
@@ -172,7 +175,7 @@ export function parseRegistry(data: unknown): ParsedRegistry {
     else if (seen.has(id)) problems.push(`agents[${index}] (${id}): the id is used twice`);
     else {
       seen.add(id);
-      agents.push(entry as unknown as RegistryAgent);
+      agents.push(entry as RegistryAgent);
     }
   });
   const version = typeof data.version === "string" ? data.version : "";
