@@ -7,6 +7,8 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { findOnPath } from "acp-kit/node";
+import builtInAgents from "./built-in-agents.json";
 
 /** How to launch an agent. */
 export interface AgentLaunch {
@@ -18,6 +20,11 @@ export interface AgentLaunch {
   readonly env?: Readonly<Record<string, string>>;
   /** A human description. */
   readonly description?: string;
+  /**
+   * Windows: the arguments are already quoted for `cmd.exe` (a registry agent whose
+   * program is a batch file); pass it to `spawn` as `windowsVerbatimArguments`.
+   */
+  readonly windowsVerbatimArguments?: boolean;
 }
 
 /** A named agent and where its definition came from. */
@@ -27,46 +34,22 @@ export interface NamedAgent extends AgentLaunch {
 }
 
 /**
- * Well-known agents and their ACP launch commands. Agents that come as npm packages run
- * through `npx -y` (the first run downloads them, which can take a while).
+ * Well-known agents and their ACP launch commands, kept in one data file
+ * (`built-in-agents.json`). Agents that come as npm packages run through `npx -y` (the
+ * first run downloads them, which can take a while); the registry ids that `acp-kit agents`
+ * lists install them once into the cache instead.
  */
-export const BUILT_IN_AGENTS: Readonly<Record<string, AgentLaunch>> = {
-  claude: {
-    command: "npx",
-    args: ["-y", "@agentclientprotocol/claude-agent-acp"],
-    description: "Claude Code (Anthropic), through its ACP adapter",
-  },
-  codex: {
-    command: "npx",
-    args: ["-y", "@zed-industries/codex-acp"],
-    description: "Codex CLI (OpenAI), through its ACP adapter",
-  },
-  gemini: {
-    command: "npx",
-    args: ["-y", "@google/gemini-cli", "--acp"],
-    description: "Gemini CLI (Google)",
-  },
-  opencode: {
-    command: "npx",
-    args: ["-y", "opencode-ai", "acp"],
-    description: "OpenCode",
-  },
-  qwen: {
-    command: "npx",
-    args: ["-y", "@qwen-code/qwen-code", "--acp"],
-    description: "Qwen Code",
-  },
-  copilot: {
-    command: "copilot",
-    args: ["--acp", "--stdio"],
-    description: "GitHub Copilot CLI (installed separately)",
-  },
-  cursor: {
-    command: "cursor-agent",
-    args: ["acp"],
-    description: "Cursor CLI (installed separately)",
-  },
-};
+export const BUILT_IN_AGENTS: Readonly<Record<string, AgentLaunch>> = builtInAgents;
+
+/**
+ * Where a named agent's program is on this machine (looked up on the `PATH` as the system
+ * would), or `undefined` when it is not found.
+ *
+ * @param launch - The agent's launch command.
+ */
+export function agentProgramPath(launch: AgentLaunch): string | undefined {
+  return findOnPath(launch.command);
+}
 
 /** Where the user's agent definitions live: `$XDG_CONFIG_HOME/acp-kit/agents.json`. */
 export function agentsConfigPath(env: NodeJS.ProcessEnv = process.env): string {

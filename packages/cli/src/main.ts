@@ -8,21 +8,24 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "acp-kit";
-import { listAgents, agentsConfigPath, AgentsConfigError } from "./agents.js";
+import { AgentsConfigError } from "./agents.js";
 import { useColor } from "./color.js";
 import { EXIT_CODE_HELP, ExitCodes } from "./exit-codes.js";
 import { plainReason } from "./live-view.js";
 import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
-import { resolveTarget, UsageError } from "./target.js";
+import { resolveAgentTarget, UsageError, type AgentTarget } from "./target.js";
 
 /**
- * Resolves the agent from a command's trailing words. Commander drops a `--` that comes
- * before any positional argument but keeps one that follows a positional (as in
- * `prompt "text" -- cmd`), so both shapes are accepted here.
+ * Resolves the agent from a command's trailing words: a command, a name, or a registry id
+ * (installed first when needed, with a progress line on stderr). Commander drops a `--`
+ * that comes before any positional argument but keeps one that follows a positional (as
+ * in `prompt "text" -- cmd`), so both shapes are accepted here.
  */
-function agentTarget(words: readonly string[]): ReturnType<typeof resolveTarget> {
-  if (words[0] === "--") return resolveTarget(words.slice(1), true);
-  return resolveTarget(words, process.argv.includes("--"));
+async function agentTarget(words: readonly string[]): Promise<AgentTarget> {
+  const { progressLine } = await import("./registry-command.js");
+  const options = { onProgress: progressLine(process.stderr) };
+  if (words[0] === "--") return resolveAgentTarget(words.slice(1), true, options);
+  return resolveAgentTarget(words, process.argv.includes("--"), options);
 }
 
 /** `--cwd`: made absolute (the protocol wants absolute paths), and it must be a directory. */
@@ -137,7 +140,7 @@ export function buildProgram(): Command {
       .addHelpText("after", RUN_EXAMPLES),
   ).action(async (words: string[], opts: PolicyFlags & { cwd: string; plain?: boolean }) => {
     try {
-      const target = agentTarget(words);
+      const target = await agentTarget(words);
       const { runInteractive } = await import("./run/run-command.js");
       process.exitCode = await runInteractive({
         target,
@@ -212,7 +215,7 @@ ${EXIT_CODE_HELP}`,
       opts: PolicyFlags & { json?: boolean; cwd: string; verbose?: boolean },
     ) => {
       try {
-        const target = agentTarget(words);
+        const target = await agentTarget(words);
         const { runPromptCommand } = await import("./prompt-command.js");
         process.exitCode = await runPromptCommand({
           text: await promptText(text),
@@ -232,9 +235,11 @@ ${EXIT_CODE_HELP}`,
 
   const trace = program
     .command("trace")
-    .usage("[--out FILE] -- <agent command...>  |  trace view FILE [--html PAGE] [--full]")
+    .usage(
+      "[--out FILE] <agent> | [--out FILE] -- <agent command...>  |  trace view FILE [--html PAGE] [--full]",
+    )
     .description("a transparent proxy that records every message between an editor and an agent")
-    .argument("[command...]", "the agent's command, after --")
+    .argument("[command...]", "an agent name or registry id, or the agent's command after --")
     .option("--out <file>", "where to write the trace (ndjson)")
     .addHelpText(
       "after",
@@ -248,8 +253,15 @@ Then read it:
     .action(async (words: string[], opts: { out?: string }) => {
       try {
         if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
+        let command = words;
+        if (words.length === 1 && !process.argv.includes("--")) {
+          // A name or registry id: the proxy starts the agent with this process's environment.
+          const target = await agentTarget(words);
+          Object.assign(process.env, target.env);
+          command = [target.command, ...target.args];
+        }
         const { runTraceCommand } = await import("./trace/trace-command.js");
-        process.exitCode = await runTraceCommand(words, opts);
+        process.exitCode = await runTraceCommand(command, opts);
       } catch (error) {
         fail(error);
       }
@@ -292,7 +304,7 @@ Exit code 0 when every check passed (or was skipped), ${ExitCodes.CHECK_FAILED} 
     .action(
       async (words: string[], opts: { json?: boolean; cwd?: string; requestTimeout?: number }) => {
         try {
-          const target = agentTarget(words);
+          const target = await agentTarget(words);
           const { runCheckCommand } = await import("./check-command.js");
           // The progress lines go to stderr: colour them by what stderr is.
           process.exitCode = await runCheckCommand(target, {
@@ -328,28 +340,49 @@ Then send any prompt; the probe exercises the editor and answers with its report
       }
     });
 
-  program
+  const agents = program
     .command("agents")
-    .description("list the named agents (built-in and from your config file)")
+    .description(
+      "list the named agents (yours and built-in) and the ACP registry's; install or remove registry agents",
+    )
     .addOption(new Option("--json", "print them as JSON"))
-    .action((opts: { json?: boolean }) => {
+    .option("--refresh", "fetch the registry now instead of using the cached copy")
+    .addHelpText(
+      "after",
+      `
+The registry is fetched from ACP_REGISTRY_URL (default: the public ACP registry) and cached
+under your cache directory; see docs/registry.md. Any registry id works wherever a name does:
+  acp-kit run codex-acp`,
+    )
+    .action(async (opts: { json?: boolean; refresh?: boolean }) => {
       try {
-        const agents = listAgents();
-        if (opts.json === true) {
-          process.stdout.write(JSON.stringify(agents, null, 2) + "\n");
-          return;
-        }
-        const width = Math.max(...agents.map((a) => a.name.length));
-        for (const a of agents) {
-          const line = [a.command, ...a.args].join(" ");
-          process.stdout.write(
-            `${a.name.padEnd(width)}  ${line}${a.source === "config" ? "  (config)" : ""}\n`,
-          );
-        }
-        process.stdout.write(`\nAdd your own in ${agentsConfigPath()}:\n`);
-        process.stdout.write(
-          `  {"agents": {"mine": {"command": "node", "args": ["/path/to/agent.js"]}}}\n`,
-        );
+        const { runAgentsList } = await import("./registry-command.js");
+        process.exitCode = await runAgentsList(opts);
+      } catch (error) {
+        fail(error);
+      }
+    });
+  agents
+    .command("install")
+    .description("install a registry agent into the cache (once per version)")
+    .argument("<id>", "the agent's registry id")
+    .option("--refresh", "fetch the registry now and install again")
+    .action(async (id: string, opts: { refresh?: boolean }) => {
+      try {
+        const { runAgentsInstall } = await import("./registry-command.js");
+        process.exitCode = await runAgentsInstall(id, opts);
+      } catch (error) {
+        fail(error);
+      }
+    });
+  agents
+    .command("remove")
+    .description("remove every installed version of a registry agent from the cache")
+    .argument("<id>", "the agent's registry id")
+    .action(async (id: string) => {
+      try {
+        const { runAgentsRemove } = await import("./registry-command.js");
+        process.exitCode = await runAgentsRemove(id);
       } catch (error) {
         fail(error);
       }

@@ -1,8 +1,11 @@
 /**
- * Which agent to talk to: a command after `--`, or a name from the agents table.
+ * Which agent to talk to: a command after `--`, a name from the agents table, or an id
+ * from the ACP registry.
  *
  * @module
  */
+import type { RegistryOptions } from "acp-kit/node";
+import type { RegistryProgressListener } from "acp-kit/node";
 import { findAgent, listAgents, type AgentLaunch } from "./agents.js";
 
 /** An agent to launch, with a label for humans. */
@@ -52,4 +55,60 @@ export function resolveTarget(words: readonly string[], dashed: boolean): AgentT
     return { ...named, label: named.name };
   }
   return { command: first, args: rest, label: words.join(" ") };
+}
+
+/** Options of {@link resolveAgentTarget}. */
+export interface ResolveTargetOptions {
+  /** Where the registry and the cache are (default: `ACP_REGISTRY_URL`, the user's cache). */
+  readonly registry?: RegistryOptions;
+  /** Told about downloads and installs (the CLI prints a progress line on stderr). */
+  readonly onProgress?: RegistryProgressListener;
+}
+
+/**
+ * {@link resolveTarget}, and then the ACP registry: a single word that names no agent of
+ * the user's table or the built-in one is looked up as a registry id, installed into the
+ * cache when needed, and started from there.
+ *
+ * @param words - The words of the command line.
+ * @param dashed - Whether they came after `--`.
+ * @param options - Registry options and a progress listener.
+ */
+export async function resolveAgentTarget(
+  words: readonly string[],
+  dashed: boolean,
+  options: ResolveTargetOptions = {},
+): Promise<AgentTarget> {
+  try {
+    return resolveTarget(words, dashed);
+  } catch (error) {
+    const [id] = words;
+    if (!(error instanceof UsageError) || dashed || words.length !== 1 || id === undefined)
+      throw error;
+    const { resolveAgent, RegistryError } = await import("acp-kit/node");
+    try {
+      const resolved = await resolveAgent(id, {
+        ...options.registry,
+        ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
+      });
+      return {
+        command: resolved.command,
+        args: resolved.args,
+        env: resolved.env,
+        description: `${resolved.agent.name} ${resolved.agent.version} (registry, ${resolved.distribution})`,
+        label: id,
+        ...(resolved.windowsVerbatimArguments ? { windowsVerbatimArguments: true } : {}),
+      };
+    } catch (registryError) {
+      if (registryError instanceof RegistryError && registryError.code === "unknown_agent") {
+        throw new UsageError(
+          error.message.replace(
+            /\.( To run a command)/,
+            ", nor a registry id (see `acp-kit agents`).$1",
+          ),
+        );
+      }
+      throw registryError;
+    }
+  }
 }

@@ -65,3 +65,6 @@ export { resolveCommand, type ResolvedCommand } from "./terminal-command.js";
 
 // Permissions
 export * from "./permissions.js";
+
+// The ACP agent registry: load it, install and resolve agents by id
+export * from "./registry/index.js";

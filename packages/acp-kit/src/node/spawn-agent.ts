@@ -19,6 +19,23 @@ import {
   type SpawnSettings,
 } from "./spawn-options.js";
 import { AgentProcessWatch } from "./spawn-watch.js";
+import { resolveAgent } from "./registry/resolve.js";
+
+/** With `registry`: the options with the registry's command, arguments and environment. */
+async function fromRegistry(options: SpawnAgentOptions): Promise<SpawnAgentOptions> {
+  if (options.registry === undefined) return options;
+  if (options.command !== undefined) {
+    throw new TypeError("spawnAgent: give either `command` or `registry`, not both");
+  }
+  const resolved = await resolveAgent(options.registry, options.registryOptions);
+  return {
+    ...options,
+    command: resolved.command,
+    args: [...resolved.args, ...(options.args ?? [])],
+    env: { ...resolved.env, ...options.env },
+    windowsVerbatimArguments: resolved.windowsVerbatimArguments,
+  };
+}
 
 /** Options of {@link SpawnedAgent.initialize}. */
 export interface AgentInitializeOptions {
@@ -245,10 +262,14 @@ function started(child: ChildProcess, settings: SpawnSettings): Promise<void> {
  * const { sessionId } = await agent.connection.newSession({ cwd, mcpServers: [] });
  * ```
  *
+ * With `registry: "<id>"` instead of `command`, the agent is taken from the ACP registry:
+ * installed into the user's cache on first use (see `resolveAgent`) and started from
+ * there. Registry failures reject with a `RegistryError`.
+ *
  * @param options - The command, its environment, your client; see {@link SpawnAgentOptions}.
  */
 export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnedAgent> {
-  const settings = resolveSpawnOptions(options);
+  const settings = resolveSpawnOptions(await fromRegistry(options));
   await checkCwd(settings);
   const child = spawn(settings.command, [...settings.args], {
     cwd: settings.cwd,
@@ -256,6 +277,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnedAge
     detached: USES_PROCESS_GROUPS,
     stdio: ["pipe", "pipe", settings.stderr],
     windowsHide: true,
+    windowsVerbatimArguments: settings.windowsVerbatimArguments,
   });
   const pid = child.pid;
   if (pid !== undefined && USES_PROCESS_GROUPS) trackGroup(pid);

@@ -6,6 +6,7 @@
 import type { AcpConnectionOptions } from "../peer/acp-connection.js";
 import type { Agent } from "../peer/agent.js";
 import type { Client } from "../peer/client.js";
+import type { ResolveAgentOptions } from "./registry/resolve.js";
 
 /** How long {@link SpawnedAgent.close} waits after SIGTERM before SIGKILL: 2 s. */
 export const DEFAULT_KILL_GRACE_MS = 2000;
@@ -31,10 +32,23 @@ export type AgentStderrMode = "pipe" | "inherit" | "ignore";
 
 /** Options of {@link spawnAgent}. */
 export interface SpawnAgentOptions {
-  /** The program to run: a name looked up on the `PATH`, or a path. */
-  readonly command: string;
-  /** Its arguments. */
+  /**
+   * The program to run: a name looked up on the `PATH`, or a path. Required unless
+   * `registry` is given.
+   */
+  readonly command?: string;
+  /** Its arguments (after the registry's, with `registry`). */
   readonly args?: readonly string[];
+  /**
+   * An agent's id in the ACP registry, instead of `command`: it is installed into the
+   * cache when needed and started from there, with the registry's arguments and
+   * environment (`env` is merged over the latter). See `resolveAgent`.
+   */
+  readonly registry?: string;
+  /** With `registry`: where the registry and the cache are, progress, refresh. */
+  readonly registryOptions?: ResolveAgentOptions;
+  /** Windows only: pass the arguments to the program unquoted (they are quoted already). */
+  readonly windowsVerbatimArguments?: boolean;
   /**
    * Environment variables. By default they are merged over `process.env`; a value of
    * `undefined` removes a variable. With `inheritEnv: false` they are the whole
@@ -90,6 +104,7 @@ export interface SpawnSettings {
   readonly killGraceMs: number;
   readonly spawnTimeoutMs: number;
   readonly initializeTimeoutMs: number | undefined;
+  readonly windowsVerbatimArguments: boolean;
 }
 
 function nonNegative(
@@ -118,7 +133,9 @@ export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
   // Callers without types may pass anything: say what is wrong instead of failing later.
   const given = options as Partial<SpawnAgentOptions> | undefined;
   if (typeof given?.command !== "string" || given.command === "") {
-    throw new TypeError("spawnAgent: `command` must be a non-empty string (the agent to run)");
+    throw new TypeError(
+      "spawnAgent: `command` must be a non-empty string (the agent to run), or give `registry`",
+    );
   }
   if (given.args !== undefined && !given.args.every((arg) => typeof arg === "string")) {
     throw new TypeError("spawnAgent: `args` must be an array of strings");
@@ -159,5 +176,6 @@ export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
       initializeTimeoutMs === 0 || initializeTimeoutMs === Infinity
         ? undefined
         : initializeTimeoutMs,
+    windowsVerbatimArguments: given.windowsVerbatimArguments === true,
   };
 }
