@@ -54,6 +54,7 @@ function connect(
 ): {
   sessions: SessionClient;
   agentSide: AgentSideConnection;
+  connection: ClientSideConnection;
   calls: string[];
   send: (n: SessionNotification) => Promise<void>;
 } {
@@ -95,7 +96,7 @@ function connect(
     b,
   );
   sessions.connect(connection);
-  return { sessions, agentSide, calls, send: (n) => agentSide.sessionUpdate(n) };
+  return { sessions, agentSide, connection, calls, send: (n) => agentSide.sessionUpdate(n) };
 }
 
 async function initialized(
@@ -103,29 +104,24 @@ async function initialized(
   options: SessionClientOptions = {},
 ): Promise<ReturnType<typeof connect>> {
   const pair = connect(agent, options);
-  const { sessions } = pair;
-  // What `initialize` answered, as a caller would record it.
-  sessions.agentInfo = {
-    protocolVersion: 1,
-    agentCapabilities: agent.capabilities ?? {},
-    authMethods: methods,
-  };
+  // What `initialize` answered, recorded as a caller does.
+  pair.sessions.agentInfo = await pair.connection.initialize({ protocolVersion: 1 });
   return pair;
 }
 
 describe("SessionClient keeps the state in step", () => {
   it("keeps updates sent before the session/new answer, then folds the answer", async () => {
-    let agentSide!: AgentSideConnection;
+    const peer: { agentSide?: AgentSideConnection } = {};
     const pair = await initialized({
       newSession: async () => {
-        await agentSide.sessionUpdate({
+        await peer.agentSide?.sessionUpdate({
           sessionId: "early",
           update: {
             sessionUpdate: "available_commands_update",
             availableCommands: [{ name: "review", description: "Review" }],
           },
         });
-        await agentSide.sessionUpdate({
+        await peer.agentSide?.sessionUpdate({
           sessionId: "early",
           update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } },
         });
@@ -136,7 +132,7 @@ describe("SessionClient keeps the state in step", () => {
         };
       },
     });
-    agentSide = pair.agentSide;
+    peer.agentSide = pair.agentSide;
     const { sessionId } = await pair.sessions.newSession({ cwd: "/w", mcpServers: [] });
     const session = pair.sessions.session(sessionId);
     expect(session.state.availableCommands?.map((c) => c.name)).toEqual(["review"]);
@@ -257,18 +253,18 @@ describe("SessionClient: load or resume", () => {
   const params = { sessionId: "old", cwd: "/w", mcpServers: [] };
 
   it("loads when the agent can load (the replay lands in the state)", async () => {
-    let agentSide!: AgentSideConnection;
+    const peer: { agentSide?: AgentSideConnection } = {};
     const pair = await initialized({
       capabilities: { loadSession: true, sessionCapabilities: { resume: {} } },
       loadSession: async ({ sessionId }) => {
-        await agentSide.sessionUpdate({
+        await peer.agentSide?.sessionUpdate({
           sessionId,
           update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "q" } },
         });
         return {};
       },
     });
-    agentSide = pair.agentSide;
+    peer.agentSide = pair.agentSide;
     expect(pair.sessions.restoreMethod).toBe("session/load");
     const restored = await pair.sessions.restoreSession(params);
     expect(restored.method).toBe("session/load");
@@ -476,7 +472,7 @@ describe("login plans", () => {
       vars: ["CODEX_API_KEY", { name: "BASE_URL", label: "URL", secret: false, optional: true }],
     } as unknown as AuthMethod;
     expect(loginPlan({ id: "key", name: "Key" })).toEqual({ kind: "agent", methodId: "key" });
-    expect(loginPlan(methods[1] as AuthMethod)).toEqual({ kind: "terminal", methodId: "login" });
+    expect(loginPlan(methods[1]!)).toEqual({ kind: "terminal", methodId: "login" });
     expect(loginPlan(envMethod)).toEqual({
       kind: "env_var",
       methodId: "env",
