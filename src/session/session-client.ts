@@ -106,6 +106,8 @@ export class UnsupportedByAgentError extends Error {
   readonly capability: string;
 
   /**
+   * Creates the error.
+   *
    * @param capability - The missing capability.
    * @param message - What could not be done.
    */
@@ -149,6 +151,8 @@ export class SessionClient {
   private readonly turns = new Map<string, Promise<unknown>>();
 
   /**
+   * Creates a client for one connection; nothing is sent until a method is called.
+   *
    * @param connection - The connection to the agent; or {@link SessionClient.connect} later
    *   (the connection usually needs {@link SessionClient.wrap} first).
    * @param options - See {@link SessionClientOptions}.
