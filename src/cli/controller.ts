@@ -8,6 +8,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
+import { RequestError } from "../jsonrpc/errors.js";
 import type { Logger } from "../jsonrpc/logger.js";
 import type { Client } from "../peer/client.js";
 import { PROTOCOL_VERSION } from "../peer/methods.js";
@@ -123,6 +124,8 @@ export class AgentController {
   private loginEnv: Record<string, string> = {};
   /** A method to `authenticate` with right after the next `initialize` (`env_var` logins). */
   private authenticateAfterStart: string | undefined;
+  /** Why that `authenticate` failed, to explain a login that did not take. */
+  private loginError: string | undefined;
 
   /** @param options - See {@link ControllerOptions}. */
   constructor(private readonly options: ControllerOptions) {
@@ -238,7 +241,15 @@ export class AgentController {
     });
     const methodId = this.authenticateAfterStart;
     this.authenticateAfterStart = undefined;
-    if (methodId !== undefined) await client.authenticate(methodId);
+    this.loginError = undefined;
+    if (methodId !== undefined) {
+      // The agent may not need it with the variables set: a refusal is only worth telling
+      // if the session still needs a login.
+      await client.authenticate(methodId).catch((error: unknown) => {
+        if (!(error instanceof RequestError)) throw error;
+        this.loginError = error.message;
+      });
+    }
     await this.openSession();
   }
 
@@ -327,20 +338,26 @@ export class AgentController {
    */
   private async retry(failure: AuthRequiredError | undefined, restarted: boolean): Promise<void> {
     const method = failure?.method ?? "session/new";
+    const stillRequired = (): Error => {
+      const why = this.loginError === undefined ? "" : ` (${this.loginError})`;
+      return new Error(`The agent still asks to log in: not logged in${why}.`);
+    };
     const reopen = !restarted && (method === "session/new" || this.sessionId === undefined);
     if (reopen) await this.openSession();
-    if ((reopen || restarted) && this.phaseValue === "auth-required") {
-      throw new Error("The agent still asks to log in: not logged in.");
-    }
+    if ((reopen || restarted) && this.phaseValue === "auth-required") throw stillRequired();
     if (failure === undefined || method === "session/new") return;
     this.authFailure = undefined;
-    if (method === "session/prompt") {
-      await this.prompt((failure.params as schema.PromptRequest).prompt);
-    } else if (method === "session/load" || method === "session/resume") {
-      await this.switchSession((failure.params as schema.LoadSessionRequest).sessionId);
-    } else if (!restarted) {
-      this.setPhase("ready");
-      await failure.retry();
+    try {
+      if (method === "session/prompt") {
+        await this.prompt((failure.params as schema.PromptRequest).prompt);
+      } else if (method === "session/load" || method === "session/resume") {
+        await this.switchSession((failure.params as schema.LoadSessionRequest).sessionId);
+      } else if (!restarted) {
+        this.setPhase("ready");
+        await failure.retry();
+      }
+    } catch (error) {
+      throw error instanceof AuthRequiredError ? stillRequired() : error;
     }
   }
 

@@ -189,8 +189,15 @@ describe("AgentController logins (the library's auth-required, at any step)", ()
     const pid = controller.agent?.pid;
     await expect(controller.authenticate(key, noTerminal)).rejects.toThrow(/set TEST_KEY/);
     expect(controller.agent?.pid).toBe(pid);
+    // A wrong value: the agent's reason is told, and the chooser stays.
+    await expect(controller.authenticate(key, noTerminal, { TEST_KEY: "nope" })).rejects.toThrow(
+      /still asks to log in.*TEST_KEY is not set/,
+    );
+    expect(controller.phase).toBe("auth-required");
+    const wrongPid = controller.agent?.pid;
     await controller.authenticate(key, noTerminal, { TEST_KEY: "secret" });
     expect(controller.agent?.pid).not.toBe(pid);
+    expect(controller.agent?.pid).not.toBe(wrongPid);
     expect(controller.phase).toBe("ready");
     // The retried prompt went to the new process's session.
     expect(controller.sessionId).toBe(`${controller.agent?.pid}-1`);
