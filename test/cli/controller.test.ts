@@ -3,8 +3,11 @@
  * processes (starting, failing to start, restarting), and the view model's permission
  * questions.
  */
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { AgentController } from "../../packages/cli/src/controller.js";
 import { UiModel } from "../../packages/cli/src/run/ui-model.js";
 import type { AgentTarget } from "../../packages/cli/src/target.js";
@@ -30,6 +33,61 @@ const crashAgent: AgentTarget = {
 afterEach(async () => {
   await Promise.all(controllers.splice(0).map((c) => c.close()));
 });
+
+const temp = mkdtempSync(join(tmpdir(), "acp-controller-"));
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+/**
+ * A raw agent process. `gate` says which request answers `-32000` until the client logs
+ * in: `prompt` (as Claude's adapter does), `new`, or `never` (no gate). It offers an agent
+ * method `token` (`authenticate`), an `env_var` method `key` (logged in when `TEST_KEY` is
+ * `secret` and `authenticate` is sent), and sessions it loads. `silent` never answers
+ * `session/new`.
+ */
+function rawAgent(gate: "prompt" | "new" | "silent"): AgentTarget {
+  const file = join(temp, `agent-${gate}.mjs`);
+  writeFileSync(
+    file,
+    `import { createInterface } from "node:readline";
+const gate = ${JSON.stringify(gate)};
+let loggedIn = false;
+let sessions = 0;
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+const refuse = (id) => send({ id, error: { code: -32000, message: "Authentication required" } });
+for await (const line of createInterface({ input: process.stdin })) {
+  const m = JSON.parse(line);
+  if (m.method === "initialize") {
+    send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true },
+      authMethods: [{ id: "token", name: "Token" },
+        { id: "key", name: "API key", type: "env_var", vars: ["TEST_KEY"] }] } });
+  } else if (m.method === "authenticate") {
+    if (m.params.methodId === "key" && process.env.TEST_KEY !== "secret") {
+      send({ id: m.id, error: { code: -32603, message: "TEST_KEY is not set" } });
+      continue;
+    }
+    loggedIn = true;
+    send({ id: m.id, result: {} });
+  } else if (m.method === "session/new") {
+    if (gate === "silent") continue;
+    if (gate === "new" && !loggedIn) { refuse(m.id); continue; }
+    send({ id: m.id, result: { sessionId: process.pid + "-" + ++sessions } });
+  } else if (m.method === "session/load") {
+    send({ id: m.id, result: {} });
+  } else if (m.method === "session/prompt") {
+    if (gate === "prompt" && !loggedIn) { refuse(m.id); continue; }
+    send({ method: "session/update", params: { sessionId: m.params.sessionId, update: {
+      sessionUpdate: "agent_message_chunk", content: { type: "text", text: "answered" } } } });
+    send({ id: m.id, result: { stopReason: "end_turn" } });
+  } else if (m.id !== undefined) {
+    send({ id: m.id, error: { code: -32601, message: "Method not found" } });
+  }
+}
+`,
+  );
+  return { command: process.execPath, args: [file], label: gate };
+}
+
+const noTerminal = (): Promise<number | null> => Promise.reject(new Error("not a terminal login"));
 
 describe("AgentController", () => {
   it("starts, opens a session, and reports every change through onChange and snapshot", async () => {
@@ -90,6 +148,115 @@ describe("AgentController", () => {
     expect(controller.exit?.stderr).toContain("fatal: the model backend went away");
     await controller.restart();
     expect(controller.phase).toBe("ready");
+  });
+});
+
+describe("AgentController logins (the library's auth-required, at any step)", () => {
+  it("stops at auth-required when session/new needs a login, then logs in and opens it", async () => {
+    const controller = controllerFor(rawAgent("new"));
+    await controller.start();
+    expect(controller.phase).toBe("auth-required");
+    expect(controller.authFailure?.method).toBe("session/new");
+    expect(controller.authMethods.map((m) => m.id)).toEqual(["token", "key"]);
+    const token = controller.authMethods[0]!;
+    await controller.authenticate(token, noTerminal);
+    expect(controller.phase).toBe("ready");
+    expect(controller.sessionId).toBe(`${controller.agent?.pid}-1`);
+  });
+
+  it("moves to auth-required when a prompt needs a login, and retries the prompt after it", async () => {
+    const controller = controllerFor(rawAgent("prompt"));
+    await controller.start();
+    expect(controller.phase).toBe("ready");
+    const hi = [{ type: "text" as const, text: "hi" }];
+    await expect(controller.prompt(hi)).rejects.toMatchObject({
+      name: "AuthRequiredError",
+      code: -32000,
+    });
+    expect(controller.phase).toBe("auth-required");
+    expect(controller.authFailure?.method).toBe("session/prompt");
+    await controller.authenticate(controller.authMethods[0]!, noTerminal);
+    expect(controller.phase).toBe("ready");
+    const turns = controller.state?.turns ?? [];
+    expect(turns.map((t) => t.stopReason)).toEqual([null, "end_turn"]);
+  });
+
+  it("logs in with an env_var method: restarts the agent with the variable, then retries", async () => {
+    const controller = controllerFor(rawAgent("prompt"));
+    await controller.start();
+    await controller.prompt([{ type: "text", text: "hi" }]).catch(() => undefined);
+    const key = controller.authMethods.find((m) => m.id === "key")!;
+    const pid = controller.agent?.pid;
+    await expect(controller.authenticate(key, noTerminal)).rejects.toThrow(/set TEST_KEY/);
+    expect(controller.agent?.pid).toBe(pid);
+    // A wrong value: the agent's reason is told, and the chooser stays.
+    await expect(controller.authenticate(key, noTerminal, { TEST_KEY: "nope" })).rejects.toThrow(
+      /still asks to log in.*TEST_KEY is not set/,
+    );
+    expect(controller.phase).toBe("auth-required");
+    const wrongPid = controller.agent?.pid;
+    await controller.authenticate(key, noTerminal, { TEST_KEY: "secret" });
+    expect(controller.agent?.pid).not.toBe(pid);
+    expect(controller.agent?.pid).not.toBe(wrongPid);
+    expect(controller.phase).toBe("ready");
+    // The retried prompt went to the new process's session.
+    expect(controller.sessionId).toBe(`${controller.agent?.pid}-1`);
+    expect(controller.state?.turns.map((t) => t.stopReason)).toEqual(["end_turn"]);
+  });
+
+  it("runs a terminal login with the agent's own command, and only a clean exit counts", async () => {
+    const marker = join(temp, "logged-in");
+    const controller = controllerFor({
+      command: process.execPath,
+      args: [join(repoRoot, "test", "cli", "fixtures", "login-agent.mjs"), marker],
+      label: "login",
+    });
+    await controller.start();
+    expect(controller.phase).toBe("auth-required");
+    const method = controller.authMethods[0]!;
+    const runs: string[][] = [];
+    const typing =
+      (token: string) => (command: string, args: readonly string[], env: NodeJS.ProcessEnv) =>
+        new Promise<number | null>((resolve, reject) => {
+          runs.push([command, ...args]);
+          const child = spawn(command, args, { env, stdio: ["pipe", "ignore", "ignore"] });
+          child.on("error", reject);
+          child.on("exit", (code) => resolve(code));
+          child.stdin.end(`${token}\n`);
+        });
+    await expect(controller.authenticate(method, typing("wrong"))).rejects.toThrow(/not logged in/);
+    expect(controller.phase).toBe("auth-required");
+    expect(existsSync(marker)).toBe(false);
+    await controller.authenticate(method, typing("open sesame"));
+    expect(controller.phase).toBe("ready");
+    expect(runs[0]).toEqual([
+      process.execPath,
+      join(repoRoot, "test", "cli", "fixtures", "login-agent.mjs"),
+      marker,
+      "--login",
+    ]);
+  });
+
+  it("gives up on a session/new the agent never answers, after sessionSetupTimeoutMs", async () => {
+    const controller = new AgentController({
+      target: rawAgent("silent"),
+      cwd: repoRoot,
+      policies: [],
+      sessionSetupTimeoutMs: 300,
+    });
+    controllers.push(controller);
+    await expect(controller.start()).rejects.toThrow(/session\/new/);
+    expect(controller.phase).toBe("exited");
+    expect(controller.exit?.error).toMatch(/session\/new got no answer within 300 ms/);
+  });
+
+  it("switches sessions the way the agent supports (here: load)", async () => {
+    const controller = controllerFor(rawAgent("new"));
+    await controller.start();
+    await controller.authenticate(controller.authMethods[0]!, noTerminal);
+    expect(controller.restoreMethod).toBe("session/load");
+    await expect(controller.switchSession("older")).resolves.toBe("loaded");
+    expect(controller.sessionId).toBe("older");
   });
 });
 

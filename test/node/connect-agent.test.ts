@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import {
   AgentSideConnection,
+  AuthRequiredError,
   ClientSideConnection,
   memoryStreamPair,
   messageText,
@@ -127,6 +128,87 @@ describe("connectAgent with the example agent (a real process)", () => {
       name: "AgentStartupError",
       code: "command_not_found",
     });
+  });
+});
+
+/**
+ * A raw agent process (newline-delimited JSON on its stdio). `mode` decides its session
+ * behaviour: `options` (config options that `set_config_option` changes, and an update
+ * sent before the `session/new` answer), `silent` (never answers `session/new`), `login`
+ * (`-32000` until `authenticate`).
+ */
+function rawAgent(mode: "options" | "silent" | "login"): { command: string; args: string[] } {
+  const file = join(temp, `raw-agent-${mode}.mjs`);
+  writeFileSync(
+    file,
+    `import { createInterface } from "node:readline";
+const mode = ${JSON.stringify(mode)};
+let loggedIn = false;
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+const option = (value) => [{ type: "select", id: "model", name: "Model", category: "model",
+  currentValue: value, options: [{ value: "fast", name: "Fast" }, { value: "deep", name: "Deep" }] }];
+for await (const line of createInterface({ input: process.stdin })) {
+  const m = JSON.parse(line);
+  if (m.method === "initialize") {
+    send({ id: m.id, result: { protocolVersion: 1,
+      authMethods: [{ id: "token", name: "Use a token" }] } });
+  } else if (m.method === "authenticate") {
+    loggedIn = true;
+    send({ id: m.id, result: {} });
+  } else if (m.method === "session/new") {
+    if (mode === "silent") continue;
+    if (mode === "login" && !loggedIn) {
+      send({ id: m.id, error: { code: -32000, message: "Authentication required" } });
+      continue;
+    }
+    send({ method: "session/update", params: { sessionId: "s1", update: {
+      sessionUpdate: "available_commands_update",
+      availableCommands: [{ name: "review", description: "Review" }] } } });
+    send({ id: m.id, result: { sessionId: "s1", configOptions: option("fast") } });
+  } else if (m.method === "session/set_config_option") {
+    send({ id: m.id, result: { configOptions: option(m.params.value) } });
+  } else if (m.id !== undefined) {
+    send({ id: m.id, error: { code: -32601, message: "Method not found" } });
+  }
+}
+`,
+  );
+  return { command: process.execPath, args: [file] };
+}
+
+describe("connectAgent sessions (a raw agent process)", () => {
+  it("keeps the state in step with set_config_option and updates sent before session/new's answer", async () => {
+    await using agent = await connectAgent(rawAgent("options"));
+    const session = await agent.newSession({ cwd: temp });
+    expect(session.state.availableCommands?.map((c) => c.name)).toEqual(["review"]);
+    expect(session.state.configOptions?.[0]?.currentValue).toBe("fast");
+    const response = await session.setConfigOption("model", "deep");
+    expect(response.configOptions[0]?.currentValue).toBe("deep");
+    expect(session.state.configOptions?.[0]?.currentValue).toBe("deep");
+    await session.setModel("fast");
+    expect(session.state.configOptions?.[0]?.currentValue).toBe("fast");
+  });
+
+  it("gives up on a session/new the agent never answers, after sessionSetupTimeoutMs", async () => {
+    await using agent = await connectAgent({ ...rawAgent("silent"), sessionSetupTimeoutMs: 200 });
+    const started = Date.now();
+    await expect(agent.newSession({ cwd: temp })).rejects.toMatchObject({
+      name: "ConnectionError",
+      code: "timeout",
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("rejects with AuthRequiredError carrying the agent's methods, and retries after login", async () => {
+    await using agent = await connectAgent(rawAgent("login"));
+    const error = await agent.newSession({ cwd: temp }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthRequiredError);
+    const auth = error as AuthRequiredError;
+    expect(auth.method).toBe("session/new");
+    expect(auth.authMethods.map((m) => m.id)).toEqual(["token"]);
+    await agent.sessions.authenticate("token");
+    await expect(auth.retry()).resolves.toMatchObject({ sessionId: "s1" });
+    expect(agent.toolkit.sessions.get("s1")?.configOptions).toHaveLength(1);
   });
 });
 

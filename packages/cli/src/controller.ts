@@ -1,8 +1,9 @@
 /**
- * {@link AgentController}: the protocol side of the CLI's `run`, `prompt` and `demo`:
- * starting (and restarting) the agent, authentication, the session, prompt turns,
- * cancellation, modes, config options and session switching. It has no UI of its own:
- * views subscribe to it and to the session store.
+ * {@link AgentController}: the process side of the CLI's `run`, `prompt` and `demo`:
+ * starting (and restarting) the agent, running login commands, and the current session.
+ * Every session request, and every protocol decision about it (authentication required at
+ * any step, load or resume, time limits), is the library's {@link SessionClient}. It has
+ * no UI of its own: views subscribe to it and to the session store.
  *
  * @module
  */
@@ -12,6 +13,14 @@ import type { Logger } from "acp-kit";
 import type { Client } from "acp-kit";
 import { PROTOCOL_VERSION } from "acp-kit";
 import type * as schema from "acp-kit";
+import {
+  AuthRequiredError,
+  envVarsOf,
+  isTerminalAuth,
+  loginPlan,
+  terminalLoginCommand,
+} from "acp-kit";
+import type { SessionClient } from "acp-kit";
 import { SessionStore } from "acp-kit";
 import { VERSION } from "acp-kit";
 import { ClientToolkit } from "acp-kit/node";
@@ -42,6 +51,11 @@ export interface ControllerOptions {
   readonly logger?: Logger;
   /** How long `initialize` may take, in ms (first `npx` runs are slow). */
   readonly initializeTimeoutMs?: number;
+  /**
+   * How long `session/new`, `session/load` and `session/resume` may take, in ms (default
+   * 120 000; `0` or `Infinity`: no limit).
+   */
+  readonly sessionSetupTimeoutMs?: number;
 }
 
 /** How the agent process ended, or why it could not be started. */
@@ -58,16 +72,8 @@ export interface AgentEnd {
 export type ControllerPhase =
   "starting" | "ready" | "prompting" | "auth-required" | "exited" | "closed";
 
-/**
- * True for a `terminal` auth method. Checked on the value, not the type: a method of a kind
- * this version does not know (a newer `type`) reaches us as an agent method with its
- * `type` field kept, and must not be run as a login command.
- */
-export function isTerminalAuth(
-  method: schema.AuthMethod,
-): method is schema.AuthMethodTerminal & { type: "terminal" } {
-  return (method as { type?: unknown }).type === "terminal";
-}
+/** Re-exported from the library, where the protocol's auth rules live. */
+export { isTerminalAuth };
 
 /** Runs an interactive command in the user's terminal; resolves with its exit code. */
 export type InteractiveRunner = (
@@ -92,12 +98,16 @@ export class AgentController {
   toolkit!: ClientToolkit;
   /** The current agent process. */
   agent: SpawnedAgent | undefined;
+  /** The session requests of the current agent process (the library's client sessions). */
+  client: SessionClient | undefined;
   /** The agent's `initialize` answer. */
   info: schema.InitializeResponse | undefined;
   /** The current session. */
   sessionId: string | undefined;
   /** Authentication methods, while `phase` is `auth-required`. */
   authMethods: readonly schema.AuthMethod[] = [];
+  /** The request that needed authentication, while `phase` is `auth-required`. */
+  authFailure: AuthRequiredError | undefined;
   /**
    * True once an agent process got as far as a session (or a login request): a later end
    * is worth a restart; a first start that fails is not.
@@ -110,6 +120,12 @@ export class AgentController {
   private versionValue = 0;
   /** The start or restart under way, which a second call joins. */
   private launching: Promise<void> | undefined;
+  /** Variables an `env_var` login gave; the agent is started with them (never stored). */
+  private loginEnv: Record<string, string> = {};
+  /** A method to `authenticate` with right after the next `initialize` (`env_var` logins). */
+  private authenticateAfterStart: string | undefined;
+  /** Why that `authenticate` failed, to explain a login that did not take. */
+  private loginError: string | undefined;
 
   /** @param options - See {@link ControllerOptions}. */
   constructor(private readonly options: ControllerOptions) {
@@ -158,6 +174,7 @@ export class AgentController {
     } catch (error) {
       const agent = this.agent;
       this.agent = undefined;
+      this.client = undefined;
       await agent?.close();
       if (this.phaseValue !== "closed") {
         this.exit = {
@@ -173,6 +190,9 @@ export class AgentController {
   private async spawnAndOpen(): Promise<void> {
     this.toolkit = new ClientToolkit({
       sessions: this.sessions,
+      ...(this.options.sessionSetupTimeoutMs === undefined
+        ? {}
+        : { sessionSetupTimeoutMs: this.options.sessionSetupTimeoutMs }),
       permissions: {
         policies: this.options.policies,
         ...(this.options.askPermission === undefined ? {} : { prompt: this.options.askPermission }),
@@ -189,7 +209,7 @@ export class AgentController {
     const agent = await spawnAgent({
       command: target.command,
       args: target.args,
-      ...(target.env === undefined ? {} : { env: target.env }),
+      env: { ...target.env, ...this.loginEnv },
       cwd: this.options.cwd,
       client: this.options.wrapClient?.(base) ?? base,
       ...(this.options.onStderr === undefined ? {} : { onStderr: this.options.onStderr }),
@@ -211,62 +231,144 @@ export class AgentController {
       clientCapabilities: { ...this.toolkit.capabilities, auth: { terminal: true } },
       clientInfo: { name: "acp-kit", title: "acp-kit CLI", version: VERSION },
     });
+    const client = this.toolkit.sessionClient(agent.connection, this.info);
+    this.client = client;
+    client.subscribe(({ error }) => {
+      if (this.client !== client || this.phaseValue === "closed") return;
+      this.authFailure = error;
+      this.authMethods = error.authMethods;
+      this.setPhase("auth-required");
+    });
+    const methodId = this.authenticateAfterStart;
+    this.authenticateAfterStart = undefined;
+    this.loginError = undefined;
+    if (methodId !== undefined) {
+      // The agent may not need it with the variables set: a refusal is only worth telling
+      // if the session still needs a login.
+      await client.authenticate(methodId).catch((error: unknown) => {
+        if (!(error instanceof RequestError)) throw error;
+        this.loginError = error.message;
+      });
+    }
     await this.openSession();
   }
 
-  /** `session/new`; on `-32000` moves to `auth-required` with the agent's methods. */
+  /**
+   * `session/new`. When the agent answers that authentication is required (here or at any
+   * later step), the phase is `auth-required` with the agent's methods and the failed
+   * request in {@link AgentController.authFailure}; this call then resolves.
+   */
   async openSession(): Promise<void> {
-    const agent = this.requireAgent();
+    const client = this.requireClient();
     try {
-      const { sessionId } = await this.toolkit.newSession(agent.connection, {
-        cwd: this.options.cwd,
-        mcpServers: [],
-      });
+      const { sessionId } = await client.newSession({ cwd: this.options.cwd, mcpServers: [] });
       this.sessionId = sessionId;
+      this.authFailure = undefined;
       this.setPhase("ready");
     } catch (error) {
-      if (error instanceof RequestError && error.code === -32000) {
-        this.authMethods = this.info?.authMethods ?? [];
-        this.setPhase("auth-required");
-        return;
-      }
+      if (error instanceof AuthRequiredError) return;
       throw error;
     }
   }
 
   /**
-   * Authenticates with `method` and opens the session. A `terminal` method runs the
-   * agent's own command with the method's arguments in the user's terminal (through
-   * `runInteractive`), then restarts the agent, as the protocol prescribes.
+   * Logs in with `method` the way the protocol prescribes for its kind (the library's
+   * `loginPlan`), then retries the request that needed it:
+   *
+   * - `terminal`: runs the agent's own command with the method's arguments in the user's
+   *   terminal (through `runInteractive`); exit code 0 is success. Then restarts the agent.
+   * - `env_var`: restarts the agent with the variables set (from `values`, else from the
+   *   environment; missing ones are an error naming them), and sends `authenticate`.
+   * - otherwise: `authenticate`.
+   *
+   * Resolves once the retried request succeeded (a retried prompt: once its turn ended).
    */
-  async authenticate(method: schema.AuthMethod, runInteractive: InteractiveRunner): Promise<void> {
-    const agent = this.requireAgent();
-    if (isTerminalAuth(method)) {
+  async authenticate(
+    method: schema.AuthMethod,
+    runInteractive: InteractiveRunner,
+    values: Readonly<Record<string, string>> = {},
+  ): Promise<void> {
+    const failure = this.authFailure;
+    const plan = loginPlan(method);
+    if (plan.kind === "terminal" && isTerminalAuth(method)) {
       const { target } = this.options;
-      const code = await runInteractive(target.command, [...target.args, ...(method.args ?? [])], {
+      const login = terminalLoginCommand(method, {
+        command: target.command,
+        args: target.args,
+        env: { ...target.env, ...this.loginEnv },
+      });
+      const code = await runInteractive(login.command, login.args, {
         ...process.env,
-        ...target.env,
-        ...method.env,
+        ...login.env,
       });
       if (code !== 0) {
         throw new Error(
-          `The login command ended with ${code === null ? "a signal" : `code ${code}`}.`,
+          `The login command ended with ${code === null ? "a signal" : `code ${code}`}: not logged in.`,
         );
       }
       await this.restart();
+      await this.retry(failure, true);
       return;
     }
-    await agent.connection.authenticate({ methodId: method.id });
-    await this.openSession();
+    if (plan.kind === "env_var") {
+      const given: Record<string, string> = {};
+      const missing: string[] = [];
+      for (const v of envVarsOf(method) ?? []) {
+        const value = values[v.name] ?? this.options.target.env?.[v.name] ?? process.env[v.name];
+        if (value !== undefined && value !== "") given[v.name] = value;
+        else if (!v.optional) missing.push(v.name);
+      }
+      if (missing.length > 0) {
+        throw new Error(`To log in with ${method.name}, set ${missing.join(", ")}.`);
+      }
+      this.loginEnv = { ...this.loginEnv, ...given };
+      this.authenticateAfterStart = plan.methodId;
+      await this.restart();
+      await this.retry(failure, true);
+      return;
+    }
+    await this.requireClient().authenticate(method);
+    await this.retry(failure, false);
+  }
+
+  /**
+   * Sends again what needed authentication. After a restart the new process has opened a
+   * new session already (that was the retry of `session/new`); a prompt goes to it, a load
+   * or resume is done again. Throws when the agent still asks to log in.
+   */
+  private async retry(failure: AuthRequiredError | undefined, restarted: boolean): Promise<void> {
+    const method = failure?.method ?? "session/new";
+    const stillRequired = (): Error => {
+      const why = this.loginError === undefined ? "" : ` (${this.loginError})`;
+      return new Error(`The agent still asks to log in: not logged in${why}.`);
+    };
+    const reopen = !restarted && (method === "session/new" || this.sessionId === undefined);
+    if (reopen) await this.openSession();
+    if ((reopen || restarted) && this.phaseValue === "auth-required") throw stillRequired();
+    if (failure === undefined || method === "session/new") return;
+    this.authFailure = undefined;
+    try {
+      if (method === "session/prompt") {
+        await this.prompt((failure.params as schema.PromptRequest).prompt);
+      } else if (method === "session/load" || method === "session/resume") {
+        await this.switchSession((failure.params as schema.LoadSessionRequest).sessionId);
+      } else if (!restarted) {
+        this.setPhase("ready");
+        await failure.retry();
+      }
+    } catch (error) {
+      throw error instanceof AuthRequiredError ? stillRequired() : error;
+    }
   }
 
   /** Runs one prompt turn in the current session. */
   async prompt(prompt: readonly schema.ContentBlock[]): Promise<schema.PromptResponse> {
-    const agent = this.requireAgent();
+    const client = this.requireClient();
     const sessionId = this.requireSession();
+    this.authFailure = undefined;
     this.setPhase("prompting");
     try {
-      return await this.toolkit.prompt(agent.connection, { sessionId, prompt: [...prompt] });
+      return await client.prompt({ sessionId, prompt: [...prompt] });
     } finally {
       if (this.phaseValue === "prompting") this.setPhase("ready");
     }
@@ -274,60 +376,51 @@ export class AgentController {
 
   /** Cancels the running turn (pending permission requests are answered `cancelled`). */
   async cancel(): Promise<void> {
-    if (this.agent === undefined || this.sessionId === undefined) return;
-    await this.toolkit.cancel(this.agent.connection, this.sessionId);
+    if (this.client === undefined || this.sessionId === undefined) return;
+    await this.client.cancel(this.sessionId);
   }
 
-  /** `session/set_mode` in the current session. */
+  /** Sets the current session's mode (`session/set_mode`, or its mode config option). */
   async setMode(modeId: string): Promise<void> {
-    await this.requireAgent().connection.setSessionMode({
-      sessionId: this.requireSession(),
-      modeId,
-    });
-    this.sessions.setup(this.requireSession(), {
-      modes: { currentModeId: modeId, availableModes: [...(this.state?.availableModes ?? [])] },
-    });
+    await this.requireClient().setMode(this.requireSession(), modeId);
   }
 
   /** `session/set_config_option` in the current session (select or boolean). */
   async setConfigOption(configId: string, value: string | boolean): Promise<void> {
-    const sessionId = this.requireSession();
-    const params: schema.SetSessionConfigOptionRequest =
-      typeof value === "boolean"
-        ? { sessionId, configId, type: "boolean", value }
-        : { sessionId, configId, value };
-    const { configOptions } = await this.requireAgent().connection.setSessionConfigOption(params);
-    this.sessions.setup(sessionId, { configOptions });
+    await this.requireClient().setConfigOption(this.requireSession(), configId, value);
+  }
+
+  /** Sets the current session's model (its config option of category `model`). */
+  async setModel(modelId: string): Promise<void> {
+    await this.requireClient().setModel(this.requireSession(), modelId);
   }
 
   /** The agent's sessions (first page), when it supports `session/list`. */
   async listSessions(): Promise<schema.SessionInfo[]> {
-    if (this.info?.agentCapabilities?.sessionCapabilities?.list == null) {
-      throw new Error("This agent does not list sessions.");
-    }
-    const { sessions } = await this.requireAgent().connection.listSessions({
-      cwd: this.options.cwd,
-    });
+    const { sessions } = await this.requireClient().listSessions({ cwd: this.options.cwd });
     return sessions;
   }
 
-  /** Switches to another session: `session/load` (history replayed) or `session/resume`. */
+  /** How {@link AgentController.switchSession} would open a session, if the agent can. */
+  get restoreMethod(): "session/load" | "session/resume" | undefined {
+    return this.client?.restoreMethod;
+  }
+
+  /**
+   * Switches to another session: `session/load` (history replayed) or `session/resume`,
+   * as the agent supports (the library decides).
+   */
   async switchSession(sessionId: string): Promise<"loaded" | "resumed"> {
-    const agent = this.requireAgent();
-    const params = { sessionId, cwd: this.options.cwd, mcpServers: [] };
-    if (this.info?.agentCapabilities?.loadSession === true) {
-      await this.toolkit.loadSession(agent.connection, params);
-      this.sessionId = sessionId;
-      this.emit();
-      return "loaded";
-    }
-    if (this.info?.agentCapabilities?.sessionCapabilities?.resume != null) {
-      await this.toolkit.resumeSession(agent.connection, params);
-      this.sessionId = sessionId;
-      this.emit();
-      return "resumed";
-    }
-    throw new Error("This agent can neither load nor resume sessions.");
+    const { method } = await this.requireClient().restoreSession({
+      sessionId,
+      cwd: this.options.cwd,
+      mcpServers: [],
+    });
+    this.sessionId = sessionId;
+    this.authFailure = undefined;
+    if (this.phaseValue === "auth-required") this.setPhase("ready");
+    else this.emit();
+    return method === "session/load" ? "loaded" : "resumed";
   }
 
   /**
@@ -338,6 +431,7 @@ export class AgentController {
     if (this.launching !== undefined) return this.launching;
     const old = this.agent;
     this.agent = undefined;
+    this.client = undefined;
     this.sessionId = undefined;
     this.exit = undefined;
     this.setPhase("starting");
@@ -356,13 +450,16 @@ export class AgentController {
     this.setPhase("closed");
     const agent = this.agent;
     this.agent = undefined;
+    this.client = undefined;
     if (agent !== undefined) await agent.close();
     await this.toolkit.dispose();
   }
 
-  private requireAgent(): SpawnedAgent {
-    if (this.agent === undefined) throw new Error("The agent is not running.");
-    return this.agent;
+  private requireClient(): SessionClient {
+    if (this.agent === undefined || this.client === undefined) {
+      throw new Error("The agent is not running.");
+    }
+    return this.client;
   }
 
   private requireSession(): string {

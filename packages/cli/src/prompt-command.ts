@@ -9,6 +9,7 @@ import { RequestError } from "acp-kit";
 import type { Client } from "acp-kit";
 import { CLIENT_HANDLER_NAMES } from "acp-kit/internal";
 import { METHOD_SPECS } from "acp-kit";
+import { AuthRequiredError, loginPlan } from "acp-kit";
 import { wrapClient } from "acp-kit/internal";
 import type * as schema from "acp-kit";
 import { AgentController } from "./controller.js";
@@ -76,6 +77,23 @@ function tapRequests(client: Client, emit: (event: PromptEvent) => void): Client
   return tapped as unknown as Client;
 }
 
+/** What to tell the user when the agent needs a login: each method and what it takes. */
+function authMessage(methods: readonly schema.AuthMethod[]): string {
+  const list = methods
+    .map((method) => {
+      const plan = loginPlan(method);
+      const how =
+        plan.kind === "env_var"
+          ? `; set ${plan.vars.map((v) => v.name).join(", ")}`
+          : plan.kind === "terminal"
+            ? "; a login command"
+            : "";
+      return `${method.id} (${method.name}${how})`;
+    })
+    .join(", ");
+  return `The agent requires authentication first${list === "" ? "" : `: ${list}`}. Log in with \`acp-kit run\`, then try again.`;
+}
+
 /** Runs the command; resolves with the exit code. */
 export async function runPromptCommand(options: PromptCommandOptions): Promise<number> {
   const { out, err, json } = options;
@@ -124,8 +142,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
       protocolVersion: controller.info?.protocolVersion ?? 0,
     });
     if (controller.phase === "auth-required") {
-      const methods = controller.authMethods.map((m) => `${m.id} (${m.name})`).join(", ");
-      const message = `The agent requires authentication first${methods === "" ? "" : `: ${methods}`}. Log in with \`acp-kit run\`, then try again.`;
+      const message = authMessage(controller.authMethods);
       release();
       emit({ type: "error", exitCode: ExitCodes.AUTH_REQUIRED, message });
       if (!json) err.write(`${message}\n`);
@@ -143,9 +160,11 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     const signal = signals.received;
     // Ended by a signal: that is the news, not the connection it closed on the way.
     const { exitCode, message } =
-      signal === undefined
-        ? describeFailure(error)
-        : { exitCode: signalExitCode(signal), message: `ended by ${signal}` };
+      signal !== undefined
+        ? { exitCode: signalExitCode(signal), message: `ended by ${signal}` }
+        : error instanceof AuthRequiredError
+          ? { exitCode: ExitCodes.AUTH_REQUIRED, message: authMessage(error.authMethods) }
+          : describeFailure(error);
     release();
     emit({ type: "error", exitCode, message });
     if (!json) err.write(`${seen.text ? "\n" : ""}acp-kit: ${message}\n`);

@@ -11,6 +11,7 @@ import { RequestError } from "../jsonrpc/errors.js";
 import type { Client } from "../peer/client.js";
 import type { ClientSideConnection } from "../peer/client-side-connection.js";
 import type * as schema from "../schema/types.gen.js";
+import { SessionClient } from "../session/session-client.js";
 import { SessionStore } from "../session/store.js";
 import { FileSystemHandler, type FileSystemHandlerOptions } from "./file-system.js";
 import { PermissionBroker, type PermissionBrokerOptions } from "./permission-broker.js";
@@ -39,6 +40,11 @@ export interface ClientToolkitOptions {
   /** The session store to fold updates into. Default: a new one. */
   readonly sessions?: SessionStore;
   /**
+   * Time limit of `session/new`, `session/load` and `session/resume`, in ms (default
+   * 120 000; `0` or `Infinity`: none). See `SessionClientOptions.setupTimeoutMs`.
+   */
+  readonly sessionSetupTimeoutMs?: number;
+  /**
    * More client methods, or replacements for the toolkit's: `createElicitation`,
    * `extMethod`, your own `sessionUpdate` (called after the store is updated), ...
    */
@@ -58,7 +64,8 @@ export interface SessionPlace {
  * permission policies, and a {@link SessionStore} that folds every `session/update` into
  * a thread. Hand {@link ClientToolkit.client} to a `ClientSideConnection`, advertise
  * {@link ClientToolkit.capabilities} in `initialize`, and create sessions through the
- * toolkit so that it knows their roots.
+ * toolkit (or through its {@link ClientToolkit.sessionClient} for the connection) so that
+ * it knows their roots.
  *
  * ```ts
  * const toolkit = new ClientToolkit({ permissions: { policies: [allowReadOnly()] } });
@@ -78,11 +85,10 @@ export class ClientToolkit {
   /** Every session's state. */
   readonly sessions: SessionStore;
   private readonly places = new Map<string, SessionPlace>();
-  /** The connections whose closing kills the terminals (see `watch`). */
-  private readonly watched = new WeakSet<ClientSideConnection>();
-  /** The running prompt turn of each session, so a cancel covers requests racing it. */
-  private readonly turns = new Map<string, Promise<unknown>>();
+  /** The session client of each connection (whose closing also kills the terminals). */
+  private readonly clients = new WeakMap<ClientSideConnection, SessionClient>();
   private readonly handlers: Partial<Client>;
+  private readonly sessionSetupTimeoutMs: number | undefined;
 
   /**
    * Creates the handlers; nothing runs until the client is connected.
@@ -104,6 +110,7 @@ export class ClientToolkit {
         : new PermissionBroker(options.permissions);
     this.sessions = options.sessions ?? new SessionStore();
     this.handlers = options.handlers ?? {};
+    this.sessionSetupTimeoutMs = options.sessionSetupTimeoutMs;
   }
 
   /** The capabilities to send in `initialize`: exactly what this toolkit serves. */
@@ -208,26 +215,43 @@ export class ClientToolkit {
   }
 
   /**
-   * Kills every terminal when `agent`'s connection closes (the agent exited, or you
-   * closed it): called by the session helpers below.
+   * The {@link SessionClient} of `agent`'s connection, made on first use: it shares this
+   * toolkit's store, tells the toolkit each session's roots (so files, terminals and path
+   * rules follow them), answers pending permission requests `cancelled` on a cancel,
+   * forgets a closed session, and, when the connection closes, the terminals are killed.
+   * Give it the agent's `initialize` answer (here or through its `agentInfo`) for what
+   * depends on the agent's capabilities and auth methods.
    */
-  private watch(agent: ClientSideConnection): void {
-    if (this.watched.has(agent)) return;
-    this.watched.add(agent);
-    const signal = (agent as Partial<Pick<ClientSideConnection, "signal">>).signal;
-    signal?.addEventListener("abort", () => void this.dispose(), { once: true });
+  sessionClient(agent: ClientSideConnection, agentInfo?: schema.InitializeResponse): SessionClient {
+    let client = this.clients.get(agent);
+    if (client === undefined) {
+      client = new SessionClient(agent, {
+        store: this.sessions,
+        ...(this.sessionSetupTimeoutMs === undefined
+          ? {}
+          : { setupTimeoutMs: this.sessionSetupTimeoutMs }),
+        hooks: {
+          opening: (sessionId, roots) => this.trackSession(sessionId, roots),
+          cancelling: (sessionId, turn) =>
+            this.permissions.cancelSession(sessionId, turn === undefined ? {} : { until: turn }),
+          closed: (sessionId) => this.forgetSession(sessionId),
+        },
+      });
+      this.clients.set(agent, client);
+      const signal = (agent as Partial<Pick<ClientSideConnection, "signal">>).signal;
+      signal?.addEventListener("abort", () => void this.dispose(), { once: true });
+    }
+    if (agentInfo !== undefined) client.agentInfo = agentInfo;
+    return client;
   }
 
-  /** `session/new`, then tracks the new session. */
-  async newSession(
+  /** `session/new` (time-limited), then tracks the new session. */
+  newSession(
     agent: ClientSideConnection,
     params: schema.NewSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.NewSessionResponse> {
-    this.watch(agent);
-    const response = await this.sessions.newSession(agent, params, options);
-    this.trackSession(response.sessionId, params);
-    return response;
+    return this.sessionClient(agent).newSession(params, options);
   }
 
   /** Tracks the session, then `session/load` (its history replays into the store). */
@@ -236,9 +260,7 @@ export class ClientToolkit {
     params: schema.LoadSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.LoadSessionResponse> {
-    this.watch(agent);
-    this.trackSession(params.sessionId, params);
-    return this.sessions.loadSession(agent, params, options);
+    return this.sessionClient(agent).loadSession(params, options);
   }
 
   /** Tracks the session, then `session/resume`. */
@@ -247,34 +269,24 @@ export class ClientToolkit {
     params: schema.ResumeSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.ResumeSessionResponse> {
-    this.watch(agent);
-    this.trackSession(params.sessionId, params);
-    return this.sessions.resumeSession(agent, params, options);
+    return this.sessionClient(agent).resumeSession(params, options);
   }
 
   /** One prompt turn, recorded in the session's thread. */
-  async prompt(
+  prompt(
     agent: ClientSideConnection,
     params: schema.PromptRequest,
     options?: SendRequestOptions,
   ): Promise<schema.PromptResponse> {
-    const turn = this.sessions.prompt(agent, params, options);
-    this.turns.set(params.sessionId, turn);
-    try {
-      return await turn;
-    } finally {
-      if (this.turns.get(params.sessionId) === turn) this.turns.delete(params.sessionId);
-    }
+    return this.sessionClient(agent).prompt(params, options);
   }
 
   /**
    * Cancels the session's running turn: `session/cancel`, and every pending permission
    * request of the session is answered `cancelled`, as the protocol requires.
    */
-  async cancel(agent: ClientSideConnection, sessionId: string): Promise<void> {
-    const turn = this.turns.get(sessionId);
-    this.permissions.cancelSession(sessionId, turn === undefined ? {} : { until: turn });
-    await this.sessions.cancel(agent, { sessionId });
+  cancel(agent: ClientSideConnection, sessionId: string): Promise<void> {
+    return this.sessionClient(agent).cancel(sessionId);
   }
 
   /**

@@ -4,12 +4,14 @@
  *
  * @module
  */
-import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import type { ClientSideConnection } from "../peer/client-side-connection.js";
 import { PROTOCOL_VERSION } from "../peer/methods.js";
 import type * as schema from "../schema/types.gen.js";
-import type { SessionState } from "../session/state.js";
-import type { SessionStoreListener } from "../session/store.js";
+import {
+  ClientSession,
+  type PromptInput as SessionPromptInput,
+  type SessionClient,
+} from "../session/session-client.js";
 import { VERSION } from "../version.js";
 import { ClientToolkit, type ClientToolkitOptions } from "./client-toolkit.js";
 import { spawnAgent, type SpawnedAgent } from "./spawn-agent.js";
@@ -26,7 +28,7 @@ export interface ConnectAgentOptions
 }
 
 /** A prompt: text, or content blocks. */
-export type PromptInput = string | readonly schema.ContentBlock[];
+export type PromptInput = SessionPromptInput;
 
 /** Options of {@link ConnectedAgent.newSession}. */
 export interface OpenSessionOptions {
@@ -38,69 +40,19 @@ export interface OpenSessionOptions {
   readonly mcpServers?: schema.McpServer[];
 }
 
-/** One session of a {@link ConnectedAgent}. */
-export class AgentSession {
+/**
+ * One session of a {@link ConnectedAgent}: a {@link ClientSession} of the agent's
+ * {@link SessionClient} (prompt, cancel, mode, config options, model, close; the state
+ * follows every answer and update).
+ */
+export class AgentSession extends ClientSession {
   /**
    * Made by {@link ConnectedAgent}; not meant to be called directly.
    * @param sessionId - The agent's session id.
    * @param agent - The connected agent.
    */
-  constructor(
-    readonly sessionId: string,
-    private readonly agent: ConnectedAgent,
-  ) {}
-
-  /** The session's thread: messages, tool calls, plan, mode, commands, usage, ... */
-  get state(): SessionState {
-    const state = this.agent.toolkit.sessions.get(this.sessionId);
-    if (state === undefined) throw new Error(`Session ${this.sessionId} is no longer tracked`);
-    return state;
-  }
-
-  /** Calls `listener` after every change of this session's state; returns an unsubscribe. */
-  subscribe(listener: SessionStoreListener): () => void {
-    return this.agent.toolkit.sessions.subscribe(listener, this.sessionId);
-  }
-
-  /** Runs one prompt turn and resolves with its stop reason when the agent answers. */
-  prompt(prompt: PromptInput, options?: SendRequestOptions): Promise<schema.PromptResponse> {
-    const blocks =
-      typeof prompt === "string" ? [{ type: "text" as const, text: prompt }] : [...prompt];
-    return this.agent.toolkit.prompt(
-      this.agent.connection,
-      { sessionId: this.sessionId, prompt: blocks },
-      options,
-    );
-  }
-
-  /** Cancels the running turn (pending permission requests are answered `cancelled`). */
-  cancel(): Promise<void> {
-    return this.agent.toolkit.cancel(this.agent.connection, this.sessionId);
-  }
-
-  /** `session/set_mode`. */
-  async setMode(modeId: string): Promise<void> {
-    await this.agent.connection.setSessionMode({ sessionId: this.sessionId, modeId });
-  }
-
-  /** `session/set_config_option` with a select value. */
-  setConfigOption(configId: string, value: string): Promise<schema.SetSessionConfigOptionResponse> {
-    return this.agent.connection.setSessionConfigOption({
-      sessionId: this.sessionId,
-      configId,
-      value,
-    });
-  }
-
-  /** `session/close` when the agent supports it; forgets the session either way. */
-  async close(): Promise<void> {
-    try {
-      if (this.agent.info.agentCapabilities?.sessionCapabilities?.close != null) {
-        await this.agent.connection.closeSession({ sessionId: this.sessionId });
-      }
-    } finally {
-      this.agent.toolkit.forgetSession(this.sessionId);
-    }
+  constructor(sessionId: string, agent: ConnectedAgent) {
+    super(agent.sessions, sessionId);
   }
 }
 
@@ -118,7 +70,15 @@ export class ConnectedAgent implements AsyncDisposable {
     readonly toolkit: ClientToolkit,
     readonly info: schema.InitializeResponse,
     private readonly defaultCwd: string,
-  ) {}
+  ) {
+    this.sessions = toolkit.sessionClient(process.connection, info);
+  }
+
+  /**
+   * The agent's sessions: every session request goes through it (a `-32000` at any step
+   * rejects with an `AuthRequiredError`; subscribe to hear of it).
+   */
+  readonly sessions: SessionClient;
 
   /** The connection to the agent (it implements `Agent`). */
   get connection(): ClientSideConnection {
@@ -134,21 +94,45 @@ export class ConnectedAgent implements AsyncDisposable {
     if (options.additionalDirectories !== undefined) {
       params.additionalDirectories = options.additionalDirectories;
     }
-    const { sessionId } = await this.toolkit.newSession(this.connection, params);
+    const { sessionId } = await this.sessions.newSession(params);
     return new AgentSession(sessionId, this);
   }
 
   /** `session/load` (when the agent supports it): the history replays into the session's state. */
   async loadSession(sessionId: string, options: OpenSessionOptions = {}): Promise<AgentSession> {
-    await this.toolkit.loadSession(this.connection, {
+    await this.sessions.loadSession(this.existing(sessionId, options));
+    return new AgentSession(sessionId, this);
+  }
+
+  /** `session/resume` (when the agent supports it): the session goes on, without a replay. */
+  async resumeSession(sessionId: string, options: OpenSessionOptions = {}): Promise<AgentSession> {
+    await this.sessions.resumeSession(this.existing(sessionId, options));
+    return new AgentSession(sessionId, this);
+  }
+
+  /**
+   * Opens an existing session the way the agent supports: `session/load` (preferred: the
+   * history replays) or `session/resume`.
+   */
+  async restoreSession(sessionId: string, options: OpenSessionOptions = {}): Promise<AgentSession> {
+    await this.sessions.restoreSession(this.existing(sessionId, options));
+    return new AgentSession(sessionId, this);
+  }
+
+  /** The agent's sessions (one page of `session/list`), when it supports listing. */
+  listSessions(params: schema.ListSessionsRequest = {}): Promise<schema.ListSessionsResponse> {
+    return this.sessions.listSessions(params);
+  }
+
+  private existing(sessionId: string, options: OpenSessionOptions): schema.LoadSessionRequest {
+    return {
       sessionId,
       cwd: options.cwd ?? this.defaultCwd,
       mcpServers: options.mcpServers ?? [],
       ...(options.additionalDirectories === undefined
         ? {}
         : { additionalDirectories: options.additionalDirectories }),
-    });
-    return new AgentSession(sessionId, this);
+    };
   }
 
   /** Closes the connection, ends the agent's process group and kills every terminal. */

@@ -69,6 +69,11 @@ interface ListenerEntry {
  * `session/new` response are kept; updates after a `session/prompt` response are folded
  * like any other. Turn bookkeeping (`beginTurn`/`endTurn`, or the `prompt` helper) is
  * optional.
+ *
+ * The request helpers here (`newSession`, `loadSession`, `resumeSession`, `prompt`,
+ * `cancel`) only fold what they send and get. To send every session request with the
+ * protocol's decisions made (auth required at any step, load or resume, time limits,
+ * config option and mode answers folded too), use a `SessionClient` over this store.
  */
 export class SessionStore {
   private readonly sessions = new Map<string, SessionState>();
