@@ -38,16 +38,17 @@ export function bearerTokenAuth(
           const list = typeof tokens === "string" ? [tokens] : tokens;
           let found: AcpPrincipal | undefined;
           list.forEach((candidate, index) => {
-            if (candidate.length > 0 && sameSecret(candidate, token)) found = { id: `token:${index}` };
+            if (candidate.length > 0 && sameSecret(candidate, token))
+              found = { id: `token:${index}` };
           });
           return found;
         };
   return (request) => {
     const header = request.headers.get("Authorization");
     if (header === null) return unauthorized("Missing bearer token");
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (match === null) return unauthorized("Malformed Authorization header");
-    return verify(match[1]!) ?? unauthorized("Invalid bearer token");
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (token === undefined) return unauthorized("Malformed Authorization header");
+    return verify(token) ?? unauthorized("Invalid bearer token");
   };
 }
 

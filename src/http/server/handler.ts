@@ -255,7 +255,10 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       "maxStreamsPerConnection",
     ),
     idleTimeoutMs: positive(options.idleTimeoutMs, 0, "idleTimeoutMs"),
-    retention: retention === undefined ? undefined : { messages: retention.messages, bytes: retention.bytes },
+    retention:
+      retention === undefined
+        ? undefined
+        : { messages: retention.messages, bytes: retention.bytes },
   };
   const maxPerPrincipal = positive(
     options.maxConnectionsPerPrincipal,
@@ -388,7 +391,12 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
     },
   };
 
-  const reject = (request: Request, status: number, reason: string, response?: Response): Response => {
+  const reject = (
+    request: Request,
+    status: number,
+    reason: string,
+    response?: Response,
+  ): Response => {
     log({ type: "request-rejected", httpMethod: request.method, status, reason });
     return response ?? text(reason, status);
   };
@@ -518,7 +526,11 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       ) {
         return reject(request, 400, "Missing Acp-Session-Id");
       }
-      if (headerSession !== null && paramsSession !== undefined && headerSession !== paramsSession) {
+      if (
+        headerSession !== null &&
+        paramsSession !== undefined &&
+        headerSession !== paramsSession
+      ) {
         return reject(request, 400, "Mismatched Acp-Session-Id");
       }
       const session = headerSession ?? paramsSession ?? null;
@@ -553,37 +565,46 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
     const connectionId = request.headers.get(HEADER_CONNECTION_ID);
     if (connectionId === null) return reject(request, 400, "Missing Acp-Connection-Id");
     const connection = context.lookup(connectionId, principal);
-    if (connection === undefined || connection.transport !== "http") {
+    if (connection?.transport !== "http") {
       return reject(request, 404, "Unknown Acp-Connection-Id");
     }
     const sessionId = request.headers.get(HEADER_SESSION_ID);
     let stream;
     try {
-      stream = sessionId === null ? connection.connectionStream : connection.sessionStream(sessionId);
+      stream =
+        sessionId === null ? connection.connectionStream : connection.sessionStream(sessionId);
     } catch {
       return reject(request, 429, "Too many streams on this connection");
     }
     const kind = sessionId === null ? "connection" : "session";
     const lastEventId = request.headers.get(HEADER_LAST_EVENT_ID);
-    let lease;
+    let lease: StreamLease | undefined;
     if (context.resumable && lastEventId !== null) {
       const cursor = /^\d+$/.test(lastEventId.trim()) ? Number(lastEventId.trim()) : Number.NaN;
       const failure = stream.rewind(cursor);
       if (failure !== undefined) {
-        log({ type: "resume-failed", connectionId: connection.id, stream: kind, reason: failure, status: 409 });
+        log({
+          type: "resume-failed",
+          connectionId: connection.id,
+          stream: kind,
+          reason: failure,
+          status: 409,
+        });
         return text(`resume failed: ${failure}`, 409);
       }
       lease = stream.attach(true);
       log({ type: "stream-resumed", connectionId: connection.id, stream: kind });
     } else {
       lease = stream.attach(false);
-      if (lease === undefined) {
-        return reject(request, 409, "Outbound stream already has an active receiver");
+      if (lease !== undefined) {
+        log({ type: "stream-open", connectionId: connection.id, stream: kind });
       }
-      log({ type: "stream-open", connectionId: connection.id, stream: kind });
+    }
+    if (lease === undefined) {
+      return reject(request, 409, "Outbound stream already has an active receiver");
     }
     connection.touch();
-    return new Response(sseBody(lease!, context.resumable, keepAliveMs), {
+    return new Response(sseBody(lease, context.resumable, keepAliveMs), {
       status: 200,
       headers: {
         "Content-Type": EVENT_STREAM_MIME_TYPE,
@@ -618,7 +639,12 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
         case "DELETE":
           return handleDelete(request, admitted.principal);
         default:
-          return reject(request, 405, "Method Not Allowed", text("Method Not Allowed", 405, { Allow: "GET, POST, DELETE" }));
+          return reject(
+            request,
+            405,
+            "Method Not Allowed",
+            text("Method Not Allowed", 405, { Allow: "GET, POST, DELETE" }),
+          );
       }
     },
     async prepareWebSocket(request) {
@@ -646,7 +672,8 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       };
     },
     async close() {
-      for (const session of [...socketOwners.values()]) session.shutdown(1001, "Server shutting down");
+      for (const session of [...socketOwners.values()])
+        session.shutdown(1001, "Server shutting down");
       for (const connection of [...connections.values()]) connection.close("server-close");
       await Promise.resolve();
     },

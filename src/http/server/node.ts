@@ -21,9 +21,10 @@ export interface AttachOptions {
 }
 
 function requestUrl(req: IncomingMessage): string {
-  const host = typeof req.headers.host === "string" && /^[\w.:[\]-]+$/.test(req.headers.host)
-    ? req.headers.host
-    : "localhost";
+  const host =
+    typeof req.headers.host === "string" && /^[\w.:[\]-]+$/.test(req.headers.host)
+      ? req.headers.host
+      : "localhost";
   return `http://${host}${req.url ?? "/"}`;
 }
 
@@ -172,7 +173,11 @@ export function attachAcpHandler(
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => undefined);
     if (pathOf(req) !== path || req.headers.upgrade?.toLowerCase() !== "websocket") {
-      rejectUpgrade(socket, new Response(null, { status: 404, statusText: "Not Found" }), "Not Found");
+      rejectUpgrade(
+        socket,
+        new Response(null, { status: 404, statusText: "Not Found" }),
+        "Not Found",
+      );
       return;
     }
     void (async () => {
@@ -233,9 +238,7 @@ export interface AcpNodeServer {
  * Creates a `node:http` server serving ACP over Streamable HTTP and WebSocket on `path`
  * (default `/acp`).
  */
-export function createAcpNodeServer(
-  options: AcpHttpHandlerOptions & AttachOptions,
-): AcpNodeServer {
+export function createAcpNodeServer(options: AcpHttpHandlerOptions & AttachOptions): AcpNodeServer {
   const handler = createAcpHttpHandler(options);
   const server = createServer();
   const detach = attachAcpHandler(server, handler, options);

@@ -122,16 +122,13 @@ export class OutboundStream {
     if (!Number.isSafeInteger(cursor) || cursor < 0) return "invalid-cursor";
     if (cursor > this.lastCursor) return "cursor-ahead";
     const firstAvailable =
-      this.retainedHead < this.retained.length
-        ? this.retained[this.retainedHead]!.cursor
-        : this.pendingHead < this.pending.length
-          ? this.pending[this.pendingHead]!.cursor
-          : this.nextCursor;
+      this.retained[this.retainedHead]?.cursor ??
+      this.pending[this.pendingHead]?.cursor ??
+      this.nextCursor;
     if (cursor + 1 < firstAvailable) return "cursor-expired";
     const keep: StreamEntry[] = [];
     const replay: StreamEntry[] = [];
-    for (let i = this.retainedHead; i < this.retained.length; i++) {
-      const entry = this.retained[i]!;
+    for (const entry of this.retained.slice(this.retainedHead)) {
       (entry.cursor <= cursor ? keep : replay).push(entry);
     }
     this.retained = keep;
@@ -178,8 +175,8 @@ export class OutboundStream {
 
   /** @internal */
   take(): StreamEntry | undefined {
-    if (this.pendingHead >= this.pending.length) return undefined;
-    const entry = this.pending[this.pendingHead]!;
+    const entry = this.pending[this.pendingHead];
+    if (entry === undefined) return undefined;
     this.pending[this.pendingHead] = undefined as unknown as StreamEntry;
     this.pendingHead++;
     if (this.pendingHead === this.pending.length) {
@@ -207,12 +204,11 @@ export class OutboundStream {
   private retain(entry: StreamEntry, limits: RetentionLimits): void {
     this.retained.push(entry);
     this.retainedBytes += entry.text.length;
-    while (
-      this.retainedHead < this.retained.length &&
-      (this.retained.length - this.retainedHead > limits.messages ||
-        this.retainedBytes > limits.bytes)
-    ) {
-      const dropped = this.retained[this.retainedHead]!;
+    for (;;) {
+      const dropped = this.retained[this.retainedHead];
+      if (dropped === undefined) break;
+      const count = this.retained.length - this.retainedHead;
+      if (count <= limits.messages && this.retainedBytes <= limits.bytes) break;
       this.retained[this.retainedHead] = undefined as unknown as StreamEntry;
       this.retainedHead++;
       this.retainedBytes -= dropped.text.length;

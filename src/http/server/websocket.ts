@@ -63,9 +63,11 @@ export class WebSocketSession {
   ) {
     this.events = {
       message: (text) => {
-        this.chain = this.chain.then(() => this.onMessage(text)).catch(() => {
-          this.shutdown(1011, "Message handling failed");
-        });
+        this.chain = this.chain
+          .then(() => this.onMessage(text))
+          .catch(() => {
+            this.shutdown(1011, "Message handling failed");
+          });
       },
       binary: () => undefined,
       pong: () => {
@@ -174,7 +176,10 @@ export class WebSocketSession {
     this.connection = connection;
     this.context.socketOwners.set(connection.id, this);
     try {
-      await this.context.initialize(connection, message as unknown as AnyMessage & { id: string | number });
+      await this.context.initialize(
+        connection,
+        message as unknown as AnyMessage & { id: string | number },
+      );
     } catch (error) {
       this.send({
         jsonrpc: "2.0",
@@ -212,7 +217,9 @@ export class WebSocketSession {
           ? Number(rawCursor)
           : Number.NaN;
     const connection =
-      typeof connectionId === "string" ? this.context.lookup(connectionId, this.principal) : undefined;
+      typeof connectionId === "string"
+        ? this.context.lookup(connectionId, this.principal)
+        : undefined;
     if (connection?.transport !== "websocket") {
       fail("unknown-connection");
       return;
@@ -229,9 +236,17 @@ export class WebSocketSession {
     this.send({
       jsonrpc: "2.0",
       method: RESUMED_METHOD,
-      params: { connectionId: connection.id, cursor: String(cursor), received: connection.receivedCount },
+      params: {
+        connectionId: connection.id,
+        cursor: String(cursor),
+        received: connection.receivedCount,
+      },
     });
-    this.context.log({ type: "stream-resumed", connectionId: connection.id, transport: "websocket" });
+    this.context.log({
+      type: "stream-resumed",
+      connectionId: connection.id,
+      transport: "websocket",
+    });
     this.pump(connection);
   }
 
