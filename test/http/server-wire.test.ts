@@ -4,9 +4,12 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { memoryStreamPair, type AgentSideConnection } from "../../src/index.js";
 import {
   bearerTokenAuth,
+  createAcpHttpHandler,
   createAcpNodeServer,
+  pipeAgentStream,
   type AcpHttpHandlerOptions,
   type AcpNodeServer,
   type AcpServerEvent,
@@ -14,6 +17,8 @@ import {
 } from "../../src/http/server/index.js";
 import { RawClient, rawAgent, SseReader, type RawAgentLog } from "./server-support.js";
 import { until } from "../support/interop-wire.js";
+import { connectOurAgent } from "../support/interop-ours.js";
+import { NEW_SESSION } from "../support/interop-scenarios.js";
 
 const servers: AcpNodeServer[] = [];
 
@@ -348,5 +353,66 @@ describe("limits", () => {
     // One opening comment, then keep-alives while nothing else flowed.
     expect(stream.comments).toBeGreaterThanOrEqual(3);
     await stream.cancel();
+  });
+});
+
+describe("the Fetch core alone, and pipeAgentStream", () => {
+  it("serves Request → Response without an HTTP server, bridging to an agent over NDJSON bytes", async () => {
+    const agents: { connection: AgentSideConnection }[] = [];
+    const ended: Promise<void>[] = [];
+    const handler = createAcpHttpHandler({
+      agent: (stream) => {
+        const pair = memoryStreamPair();
+        agents.push(connectOurAgent(pair.agent));
+        const closed = pipeAgentStream(stream, pair.client);
+        ended.push(closed);
+        return { closed };
+      },
+    });
+    const base = "http://acp.test/acp";
+    const post = (body: unknown, headers: Record<string, string> = {}): Promise<Response> =>
+      handler.handle(
+        new Request(base, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", ...headers },
+          body: JSON.stringify(body),
+        }),
+      );
+    const init = await post({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    });
+    expect(init.status).toBe(200);
+    expect(await init.json()).toMatchObject({ id: 1, result: { protocolVersion: 1 } });
+    const connectionId = init.headers.get("Acp-Connection-Id")!;
+    const upgrade = await handler.handle(
+      new Request(base, { headers: { Upgrade: "websocket", "Acp-Connection-Id": connectionId } }),
+    );
+    expect(upgrade.status).toBe(426);
+    const sse = new SseReader(
+      await handler.handle(
+        new Request(base, {
+          headers: { Accept: "text/event-stream", "Acp-Connection-Id": connectionId },
+        }),
+      ),
+    );
+    const created = await post(
+      { jsonrpc: "2.0", id: 2, method: "session/new", params: NEW_SESSION },
+      { "Acp-Connection-Id": connectionId },
+    );
+    expect(created.status).toBe(202);
+    const [answer] = await sse.take(1);
+    expect(answer?.data).toMatchObject({ id: 2, result: { sessionId: "sess-1" } });
+    const deleted = await handler.handle(
+      new Request(base, { method: "DELETE", headers: { "Acp-Connection-Id": connectionId } }),
+    );
+    expect(deleted.status).toBe(202);
+    // Ending the HTTP connection ends the pipe and the agent's connection.
+    await ended[0];
+    await agents[0]!.connection.closed;
+    expect(await sse.next()).toBeUndefined();
+    expect(handler.connectionCount).toBe(0);
   });
 });
