@@ -60,18 +60,26 @@ function connectOfficialClient(stream: TheirStream): {
 
 type Served = { connection: AgentSideConnection; script: AgentScript };
 
+const http = {
+  name: "Streamable HTTP",
+  closeReason: "delete",
+  resumable: false,
+  open: (url: string): TheirStream => createHttpStream(url),
+};
+const webSocket = {
+  name: "WebSocket",
+  closeReason: "socket-closed",
+  resumable: false,
+  open: (url: string): TheirStream =>
+    createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket }),
+};
+// With resumable streams on, SSE events carry ids and initialize a `_meta` advertisement:
+// the official clients must not mind. (A dropped WebSocket then waits for a resume, so the
+// server ends it only later: not checked here.)
 const transports = [
-  {
-    name: "Streamable HTTP",
-    closeReason: "delete",
-    open: (url: string): TheirStream => createHttpStream(url),
-  },
-  {
-    name: "WebSocket",
-    closeReason: "socket-closed",
-    open: (url: string): TheirStream =>
-      createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket }),
-  },
+  http,
+  webSocket,
+  { ...http, name: "Streamable HTTP (resumable server)", resumable: true },
 ];
 
 describe.each(transports)(
