@@ -1,7 +1,7 @@
 /**
  * The runtime-neutral part of the HTTP server (no `node:` imports, no `ws`): the Fetch API
  * core, its WebSocket interface, auth helpers and wire constants. Use it on Deno, Bun,
- * workers or any Fetch-style server; {@link createAcpNodeServer} lives in the full entry.
+ * workers or any Fetch-style server; `createAcpNodeServer` lives in the full entry.
  *
  * @module
  */

@@ -218,7 +218,7 @@ function sseBody(
 
 /**
  * Creates the ACP Streamable HTTP + WebSocket server core. Pass `handle` to any Fetch-style
- * server, or use {@link createAcpNodeServer} / {@link attachAcpHandler} for Node's `http`
+ * server, or use `createAcpNodeServer` / `attachAcpHandler` for Node's `http`
  * with WebSocket.
  *
  * @example
