@@ -31,8 +31,12 @@ export function rawAgent(log?: RawAgentLog): AcpAgentFactory {
     const waiting = new Map<string | number, (answer: Msg) => void>();
     let sessions = 0;
     let asks = 0;
+    let closing = false;
+    // (Writing to a closed WritableStream trips an assertion inside Node's web streams.)
     const write = (message: Msg): Promise<void> =>
-      writer.write(message as unknown as AnyMessage).catch(() => undefined);
+      closing
+        ? Promise.resolve()
+        : writer.write(message as unknown as AnyMessage).catch(() => undefined);
     const handle = async (m: Msg): Promise<void> => {
       const params = (m.params ?? {}) as Record<string, unknown>;
       switch (m.method) {
@@ -122,6 +126,7 @@ export function rawAgent(log?: RawAgentLog): AcpAgentFactory {
         }
         void handle(m);
       }
+      closing = true;
       await writer.close().catch(() => undefined);
     })();
   };

@@ -416,3 +416,82 @@ describe("the Fetch core alone, and pipeAgentStream", () => {
     expect(handler.connectionCount).toBe(0);
   });
 });
+
+describe("WebSocket liveness and framing", () => {
+  it("a peer that stops answering pings is dropped and its connection ends", async () => {
+    const closed: ConnectionCloseInfo[] = [];
+    const { url } = await serve({ keepAliveMs: 50, onConnectionClose: (i) => closed.push(i) });
+    const ws = new WebSocket(url.replace(/^http/, "ws"), { autoPong: false });
+    let pings = 0;
+    ws.on("ping", () => pings++);
+    ws.on("error", () => undefined);
+    await new Promise((resolve) => ws.once("open", resolve));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }));
+    expect(await until(() => closed.length === 1, 5000)).toBe(true);
+    expect(pings).toBeGreaterThanOrEqual(2);
+    expect(closed[0]).toMatchObject({ transport: "websocket", reason: "socket-closed" });
+    ws.terminate();
+  });
+
+  it("parse errors and batches are answered with id null; a first frame other than initialize closes 1002", async () => {
+    const { url } = await serve();
+    const frames: unknown[] = [];
+    const ws = new WebSocket(url.replace(/^http/, "ws"));
+    ws.on("message", (data: Buffer) => frames.push(JSON.parse(data.toString("utf8"))));
+    await new Promise((resolve) => ws.once("open", resolve));
+    ws.send("{not json");
+    ws.send("[]");
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }));
+    expect(await until(() => frames.length === 4)).toBe(true);
+    expect(frames).toEqual([
+      { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } },
+      {
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "JSON-RPC batches are not supported" },
+      },
+      expect.objectContaining({ id: 0, result: expect.objectContaining({ protocolVersion: 1 }) }),
+      {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32600, message: "Initialize not allowed on existing connection" },
+      },
+    ]);
+    ws.close();
+    const other = new WebSocket(url.replace(/^http/, "ws"));
+    const code = new Promise<number>((resolve) => other.once("close", resolve));
+    await new Promise((resolve) => other.once("open", resolve));
+    other.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: {} }));
+    expect(await code).toBe(1002);
+  });
+});
+
+describe("output backpressure", () => {
+  it("a small per-stream buffer still carries a long turn to a reader; nobody reading ends the connection", async () => {
+    const closed: ConnectionCloseInfo[] = [];
+    const { url, log } = await serve({
+      maxBufferedBytesPerStream: 2_000,
+      maxOutputStallMs: 300,
+      onConnectionClose: (i) => closed.push(i),
+    });
+    const reading = new RawClient(url);
+    await reading.initialize();
+    const stream = await reading.sse("s1");
+    const prompt = { sessionId: "s1", prompt: [{ type: "text", text: "1000" }] };
+    await reading.request("session/prompt", prompt, "s1");
+    const events = await stream.take(1001);
+    expect(events.at(-1)?.data).toMatchObject({ result: { stopReason: "end_turn" } });
+    await stream.cancel();
+
+    const stalled = new RawClient(url);
+    await stalled.initialize();
+    await stalled.request("session/prompt", prompt, "s1");
+    expect(await until(() => closed.some((c) => c.connectionId === stalled.connectionId))).toBe(
+      true,
+    );
+    expect(closed.find((c) => c.connectionId === stalled.connectionId)?.reason).toBe("limit");
+    expect((await stalled.request("session/new", {})).status).toBe(404);
+    expect(log.received.length).toBeGreaterThan(0);
+  });
+});
