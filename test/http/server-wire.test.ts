@@ -451,7 +451,15 @@ describe("WebSocket liveness and framing", () => {
         id: null,
         error: { code: -32600, message: "JSON-RPC batches are not supported" },
       },
-      expect.objectContaining({ id: 0, result: expect.objectContaining({ protocolVersion: 1 }) }),
+      {
+        jsonrpc: "2.0",
+        id: 0,
+        result: {
+          protocolVersion: 1,
+          agentCapabilities: { loadSession: true },
+          _meta: { "acp/transport": { keepAliveMs: 15000 } },
+        },
+      },
       {
         jsonrpc: "2.0",
         id: 1,
