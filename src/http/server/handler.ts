@@ -30,7 +30,7 @@ import type {
   AcpServerEvent,
   ConnectionCloseReason,
 } from "./options.js";
-import type { StreamLease } from "./outbound-stream.js";
+import type { StreamEntry, StreamLease } from "./outbound-stream.js";
 import { WebSocketSession, type AcpSocket, type AcpSocketEvents } from "./websocket.js";
 
 /** Default of {@link AcpHttpHandlerOptions.maxBodyBytes}: 16 MiB. */
@@ -161,6 +161,8 @@ function advertise(message: AnyMessage, advertisement: TransportAdvertisement): 
 }
 
 const encoder = new TextEncoder();
+/** Largest SSE chunk assembled from queued messages, in UTF-16 units. */
+const SSE_CHUNK_CHARS = 64 * 1024;
 
 /** The SSE body delivering a stream through `lease`. */
 function sseBody(
@@ -203,10 +205,15 @@ function sseBody(
           }
           return;
         }
-        const frame = withIds
-          ? `id: ${entry.cursor}\ndata: ${entry.text}\n\n`
-          : `data: ${entry.text}\n\n`;
-        controller.enqueue(encoder.encode(frame));
+        // Whatever else is queued already goes out in the same chunk (fewer socket writes).
+        let frames = "";
+        for (let next: StreamEntry | undefined = entry; next !== undefined;) {
+          frames += withIds
+            ? `id: ${next.cursor}\ndata: ${next.text}\n\n`
+            : `data: ${next.text}\n\n`;
+          next = frames.length < SSE_CHUNK_CHARS ? lease.poll() : undefined;
+        }
+        controller.enqueue(encoder.encode(frames));
       },
       cancel() {
         stop();

@@ -41,6 +41,11 @@ export class StreamLease {
     }
   }
 
+  /** The next message if one is queued right now. */
+  poll(): StreamEntry | undefined {
+    return this.active ? this.stream.take() : undefined;
+  }
+
   /** Detaches this receiver; queued messages wait for the next one. */
   release(): void {
     this.stream.detach(this);
