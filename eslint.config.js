@@ -40,6 +40,8 @@ export default tseslint.config(
     ignores: [
       "packages/acp-kit/src/node/**",
       "packages/acp-kit/src/testing/**",
+      // acp-kit/http's Node adapter; the server core beside it stays runtime-neutral.
+      "packages/acp-kit/src/http/server/node.ts",
       "packages/acp-kit/src/**/*.test.ts",
     ],
     rules: {

@@ -12,6 +12,10 @@ export default defineConfig({
         replacement: new URL("./packages/acp-kit/src/node/index.ts", import.meta.url).pathname,
       },
       {
+        find: /^acp-kit\/http$/,
+        replacement: new URL("./packages/acp-kit/src/http/index.ts", import.meta.url).pathname,
+      },
+      {
         find: /^acp-kit\/internal$/,
         replacement: new URL("./packages/acp-kit/src/internal.ts", import.meta.url).pathname,
       },

@@ -10,6 +10,7 @@ const entries = [
   ["index", "acp-kit"],
   ["node", "acp-kit-node"],
   ["testing", "acp-kit-testing"],
+  ["http", "acp-kit-http"],
 ];
 let failed = false;
 for (const [entry, report] of entries) {

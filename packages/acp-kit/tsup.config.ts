@@ -10,6 +10,7 @@ export default defineConfig([
       index: "src/index.ts",
       node: "src/node/index.ts",
       testing: "src/testing/index.ts",
+      http: "src/http/index.ts",
       internal: "src/internal.ts",
     },
     format: ["esm", "cjs"],

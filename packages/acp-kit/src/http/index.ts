@@ -1,0 +1,9 @@
+/**
+ * acp-kit/http: ACP over Streamable HTTP and WebSocket, wire-compatible with the official
+ * SDK's experimental transports. The server serves any agent written with
+ * `AgentSideConnection` (a Fetch API handler, a Node adapter, WebSocket on `ws`), with
+ * opt-in resumable streams, authentication, an Origin allow-list and limits.
+ *
+ * @packageDocumentation
+ */
+export * from "./server/index.js";
