@@ -7,7 +7,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
-/* eslint-enable no-restricted-imports */
 import { WebSocketServer, type WebSocket } from "ws";
 import { DEFAULT_ACP_PATH, HEADER_CONNECTION_ID } from "../shared/wire.js";
 import { createAcpHttpHandler, type AcpHttpHandler } from "./handler.js";
