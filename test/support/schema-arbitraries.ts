@@ -40,7 +40,7 @@ export interface RootSchema extends SchemaObject {
  * classic extract (NES, documents, `session/set_model`) exactly as the generator merges it.
  */
 export function loadUnstableSchema(): RootSchema {
-  return loadMergedUnstableSchema() as unknown as RootSchema;
+  return loadMergedUnstableSchema();
 }
 
 /** Integer formats assert their range (our decision, mirrored in the ajv set-up). */
