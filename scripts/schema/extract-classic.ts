@@ -9,14 +9,16 @@
  *   `experimental/nes` entry): next-edit suggestions (`nes/*`), document notifications
  *   (`document/*`), their types, and the NES capability fields of `ClientCapabilities` /
  *   `AgentCapabilities`.
- * - From SDK 0.23.0, the last release with it: `session/set_model`, kept as a legacy
- *   method (`x-legacy-method`) so that 0.x agents and clients still reach each other.
+ * - From SDK 0.23.0, the last release with it: `session/set_model` and its types
+ *   (`SessionModelState`, `ModelInfo`, `ModelId`), kept as a legacy method
+ *   (`x-legacy-method`) so that 0.x agents and clients still reach each other.
  *
  * The output is committed; the generator reads it, so `npm run generate` needs no old SDK.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import * as prettier from "prettier";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Defs = Record<string, Record<string, Json>>;
@@ -59,7 +61,7 @@ function closure(defs: Defs, roots: string[], known: Set<string>): string[] {
   return [...seen];
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const [nesSchema, legacySchema] = process.argv.slice(2);
   if (nesSchema === undefined || legacySchema === undefined) {
     throw new Error("usage: extract-classic.ts <sdk-1.8.0 schema.json> <sdk-0.23.0 schema.json>");
@@ -97,7 +99,12 @@ function main(): void {
   for (const name of closure(nes, nesRoots, known)) defs[name] = stripDescriptions(nes[name]!);
 
   const legacy = readDefs(legacySchema);
-  const legacyRoots = ["SetSessionModelRequest", "SetSessionModelResponse"];
+  const legacyRoots = [
+    "SetSessionModelRequest",
+    "SetSessionModelResponse",
+    "SessionModelState",
+    "ModelInfo",
+  ];
   for (const name of closure(legacy, legacyRoots, new Set([...known, ...Object.keys(defs)]))) {
     const def = stripDescriptions(legacy[name]!) as Record<string, Json>;
     if (def["x-method"] !== undefined) {
@@ -113,8 +120,9 @@ function main(): void {
     $defs: defs,
     extend,
   };
-  writeFileSync(OUT, JSON.stringify(out, null, 2) + "\n");
+  const config = (await prettier.resolveConfig(OUT)) ?? {};
+  writeFileSync(OUT, await prettier.format(JSON.stringify(out), { ...config, parser: "json" }));
   console.log(`wrote ${OUT}: ${Object.keys(defs).length} definitions`);
 }
 
-main();
+await main();

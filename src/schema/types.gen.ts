@@ -4153,6 +4153,35 @@ export type SetSessionModelResponse = {
 };
 
 /**
+ * The `SessionModelState` type of the Agent Client Protocol.
+ *
+ * Unstable: defined only in the protocol's unstable schema; it may change or go away.
+ *
+ * @see {@link https://agentclientprotocol.com/protocol/draft/schema#sessionmodelstate | Protocol reference}
+ * @experimental
+ */
+export type SessionModelState = {
+  _meta?: Record<string, unknown> | null;
+  availableModels: ModelInfo[];
+  currentModelId: ModelId;
+};
+
+/**
+ * The `ModelInfo` type of the Agent Client Protocol.
+ *
+ * Unstable: defined only in the protocol's unstable schema; it may change or go away.
+ *
+ * @see {@link https://agentclientprotocol.com/protocol/draft/schema#modelinfo | Protocol reference}
+ * @experimental
+ */
+export type ModelInfo = {
+  _meta?: Record<string, unknown> | null;
+  description?: string | null;
+  modelId: ModelId;
+  name: string;
+};
+
+/**
  * A {@link SessionUpdate} whose `sessionUpdate` this version of acp-kit does not know (sent by a
  * newer peer). It is delivered as received; its tag is typed {@link UnknownTag} so that
  * a `switch` over the known tags stays exhaustive only once this case is handled too.
@@ -4487,4 +4516,6 @@ export interface SchemaTypes {
   SetSessionModelRequest: SetSessionModelRequest;
   ModelId: ModelId;
   SetSessionModelResponse: SetSessionModelResponse;
+  SessionModelState: SessionModelState;
+  ModelInfo: ModelInfo;
 }

@@ -13344,6 +13344,94 @@ function v_SetSessionModelResponse(v: any, p: string | undefined): boolean {
   return f519(v, p);
 }
 
+function f522(v: any, p: string | undefined): boolean {
+  // ModelInfo
+  if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
+    return p !== undefined && fail(p, "must be an object");
+  let ok = true;
+  const x0 = v["_meta"];
+  if (x0 !== undefined)
+    if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
+      if (p === undefined) return false;
+      ok = fail(p + "/_meta", "must be an object or null");
+    }
+  const x1 = v["description"];
+  if (x1 !== undefined)
+    if (!(typeof x1 === "string" || x1 === null)) {
+      if (p === undefined) return false;
+      ok = fail(p + "/description", "must be string or null");
+    }
+  const x2 = v["modelId"];
+  if (x2 === undefined) {
+    if (p === undefined) return false;
+    ok = fail(p + "/modelId", "is required");
+  } else if (!v_ModelId(x2, p === undefined ? undefined : p + "/modelId")) {
+    if (p === undefined) return false;
+    ok = false;
+  }
+  const x3 = v["name"];
+  if (x3 === undefined) {
+    if (p === undefined) return false;
+    ok = fail(p + "/name", "is required");
+  } else if (!(typeof x3 === "string")) {
+    if (p === undefined) return false;
+    ok = fail(p + "/name", "must be string");
+  }
+  return ok;
+}
+
+function v_ModelInfo(v: any, p: string | undefined): boolean {
+  return f522(v, p);
+}
+
+function f521(v: any, p: string | undefined): boolean {
+  // SessionModelState.availableModels
+  if (!Array.isArray(v)) return p !== undefined && fail(p, "must be an array");
+  let ok = true;
+  for (let i = 0; i < v.length; i++) {
+    const e = v[i];
+    if (!v_ModelInfo(e, p === undefined ? undefined : p + "/" + i)) {
+      if (p === undefined) return false;
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+function f520(v: any, p: string | undefined): boolean {
+  // SessionModelState
+  if (!(typeof v === "object" && v !== null && !Array.isArray(v)))
+    return p !== undefined && fail(p, "must be an object");
+  let ok = true;
+  const x0 = v["_meta"];
+  if (x0 !== undefined)
+    if (!((typeof x0 === "object" && x0 !== null && !Array.isArray(x0)) || x0 === null)) {
+      if (p === undefined) return false;
+      ok = fail(p + "/_meta", "must be an object or null");
+    }
+  const x1 = v["availableModels"];
+  if (x1 === undefined) {
+    if (p === undefined) return false;
+    ok = fail(p + "/availableModels", "is required");
+  } else if (!f521(x1, p === undefined ? undefined : p + "/availableModels")) {
+    if (p === undefined) return false;
+    ok = false;
+  }
+  const x2 = v["currentModelId"];
+  if (x2 === undefined) {
+    if (p === undefined) return false;
+    ok = fail(p + "/currentModelId", "is required");
+  } else if (!v_ModelId(x2, p === undefined ? undefined : p + "/currentModelId")) {
+    if (p === undefined) return false;
+    ok = false;
+  }
+  return ok;
+}
+
+function v_SessionModelState(v: any, p: string | undefined): boolean {
+  return f520(v, p);
+}
+
 /** The validator of every protocol type that is not a message envelope, by schema name. */
 export const DEF_VALIDATORS: { readonly [K in ValidatedType]: RawValidator } = {
   RequestId: v_RequestId,
@@ -13649,6 +13737,8 @@ export const DEF_VALIDATORS: { readonly [K in ValidatedType]: RawValidator } = {
   SetSessionModelRequest: v_SetSessionModelRequest,
   ModelId: v_ModelId,
   SetSessionModelResponse: v_SetSessionModelResponse,
+  SessionModelState: v_SessionModelState,
+  ModelInfo: v_ModelInfo,
 };
 
 /** Names of the protocol types that have a validator (all but the JSON-RPC envelopes). */
@@ -13957,4 +14047,6 @@ export type ValidatedType = Extract<
   | "SetSessionModelRequest"
   | "ModelId"
   | "SetSessionModelResponse"
+  | "SessionModelState"
+  | "ModelInfo"
 >;
