@@ -278,6 +278,47 @@ describe("a client that implements only a classic name receives today's method",
   });
 });
 
+describe("unstable methods whose shape changed since a classic release follow the current schema", () => {
+  it("providers/set with the 0.21 to 1.0 `id` is answered -32602; with `providerId` it reaches the agent", async () => {
+    const peer = rawPeer();
+    const seen: unknown[] = [];
+    new AgentSideConnection(
+      () => baseAgent({ unstable_setProvider: (params: unknown) => void seen.push(params) }),
+      peer.stream,
+    );
+    const current = { providerId: "p", apiType: "openai", baseUrl: "https://example.invalid" };
+    const { providerId, ...classic } = current;
+    await peer.write({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "providers/set",
+      params: { id: providerId, ...classic },
+    });
+    expect(await peer.next()).toMatchObject({
+      id: 1,
+      error: { code: -32602, data: { method: "providers/set" } },
+    });
+    await peer.write({ jsonrpc: "2.0", id: 2, method: "providers/set", params: current });
+    expect(await peer.next()).toMatchObject({ id: 2, result: {} });
+    expect(seen).toEqual([current]);
+    await peer.end();
+  });
+
+  it("a providers/list result with the classic `id` rejects our call as an invalid response", async () => {
+    const peer = rawPeer();
+    const connection = new ClientSideConnection(() => baseClient(), peer.stream);
+    const listed = connection.unstable_listProviders({}).catch((e: unknown) => e);
+    const sent = await peer.next();
+    await peer.write({
+      jsonrpc: "2.0",
+      id: sent.id,
+      result: { providers: [{ id: "p", supported: ["openai"], required: false }] },
+    });
+    expect(await listed).toMatchObject({ code: "invalid_response" });
+    await peer.end();
+  });
+});
+
 type Sender = (params: unknown) => Promise<unknown>;
 
 describe("the connections send today's method under each classic name", () => {
