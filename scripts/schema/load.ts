@@ -1,10 +1,12 @@
 /**
- * Loads the official ACP JSON Schema files (stable and unstable) and works out which
- * definitions, properties and union variants exist only in the unstable one.
+ * Loads the official ACP JSON Schema files (stable and unstable, the latter merged with
+ * the classic extract, see extract-classic.ts) and works out which definitions,
+ * properties and union variants exist only in the unstable one.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** A JSON Schema node as it appears in the ACP schema (boolean schemas included). */
 export type SchemaNode = boolean | SchemaObject;
@@ -33,6 +35,8 @@ export interface SchemaObject {
   discriminator?: { propertyName: string };
   "x-method"?: string;
   "x-side"?: string;
+  /** A method dropped from the protocol that classic releases still send (our marker). */
+  "x-legacy-method"?: string;
   "x-docs-ignore"?: boolean;
   "x-deserialize-default-on-error"?: boolean;
   "x-deserialize-skip-invalid-items"?: boolean;
@@ -50,6 +54,52 @@ export interface LoadedSchemas {
 
 interface RawSchemaFile extends SchemaObject {
   $defs: Record<string, SchemaObject>;
+}
+
+/**
+ * `classic.schema.json` (written by extract-classic.ts from the official schema files of
+ * classic SDK releases): definitions the pinned schema no longer has, and properties the
+ * classic releases added to pinned definitions.
+ */
+interface ClassicSchemaFile {
+  $defs: Record<string, SchemaObject>;
+  extend: Record<string, Record<string, SchemaNode>>;
+}
+
+/** The path of the committed classic schema extract. */
+export const CLASSIC_SCHEMA_PATH = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "classic.schema.json",
+);
+
+/**
+ * The pinned unstable schema with the classic extract merged in: its definitions added,
+ * its properties added to the definitions they extend. Everything merged exists only in
+ * the unstable schema, so it is typed and documented as unstable.
+ */
+export function mergeClassic(unstable: RawSchemaFile): RawSchemaFile {
+  const classic = JSON.parse(readFileSync(CLASSIC_SCHEMA_PATH, "utf8")) as ClassicSchemaFile;
+  const defs: Record<string, SchemaObject> = { ...unstable.$defs };
+  for (const [name, def] of Object.entries(classic.$defs)) {
+    if (defs[name] !== undefined) throw new Error(`classic definition ${name} clashes`);
+    defs[name] = def;
+  }
+  for (const [owner, props] of Object.entries(classic.extend)) {
+    const def = defs[owner];
+    if (def === undefined) throw new Error(`classic extension of unknown ${owner}`);
+    for (const prop of Object.keys(props)) {
+      if (def.properties?.[prop] !== undefined) throw new Error(`${owner}.${prop} clashes`);
+    }
+    defs[owner] = { ...def, properties: { ...def.properties, ...props } };
+  }
+  return { ...unstable, $defs: defs };
+}
+
+/** The pinned SDK's `schema.unstable.json` merged with the classic extract (for tests). */
+export function loadMergedUnstableSchema(): RawSchemaFile {
+  const require = createRequire(import.meta.url);
+  const file = require.resolve("@agentclientprotocol/sdk/schema/v1/schema.unstable.json");
+  return mergeClassic(JSON.parse(readFileSync(file, "utf8")) as RawSchemaFile);
 }
 
 /** The keywords that may hold a subschema and are not property-name maps. */
@@ -76,6 +126,7 @@ export const KNOWN_KEYWORDS = new Set([
   "discriminator",
   "x-method",
   "x-side",
+  "x-legacy-method",
   "x-docs-ignore",
   "x-deserialize-default-on-error",
   "x-deserialize-skip-invalid-items",
@@ -91,7 +142,7 @@ export function loadSchemas(): LoadedSchemas {
   const read = (file: string): RawSchemaFile =>
     JSON.parse(readFileSync(join(schemaDir, file), "utf8")) as RawSchemaFile;
   const stable = read("schema.json");
-  const unstable = read("schema.unstable.json");
+  const unstable = mergeClassic(read("schema.unstable.json"));
   // Only definitions are compiled; the root message envelopes are not.
   for (const file of [stable, unstable]) {
     for (const [name, def] of Object.entries(file.$defs)) checkKeywords(def, `#/$defs/${name}`);

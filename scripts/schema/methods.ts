@@ -26,8 +26,12 @@ function allOptional(def: SchemaObject | undefined): boolean {
   );
 }
 
-/** Rows for every agent-, client- and protocol-level method (proxy methods are left out). */
-export function methodRows(schemas: LoadedSchemas): MethodRow[] {
+/**
+ * Rows for every agent-, client- and protocol-level method (proxy methods are left out);
+ * with `legacy`, rows for the methods marked `x-legacy-method` instead (dropped from the
+ * protocol, still spoken by classic releases).
+ */
+export function methodRows(schemas: LoadedSchemas, legacy = false): MethodRow[] {
   const stableMethods = new Set<string>();
   for (const def of Object.values(schemas.stable)) {
     if (def["x-method"] !== undefined) stableMethods.add(`${def["x-side"]}:${def["x-method"]}`);
@@ -37,7 +41,7 @@ export function methodRows(schemas: LoadedSchemas): MethodRow[] {
     { side: string; method: string; params?: string; result?: string; notification?: string }
   >();
   for (const [name, def] of Object.entries(schemas.unstable)) {
-    const method = def["x-method"];
+    const method = legacy ? def["x-legacy-method"] : def["x-method"];
     const side = def["x-side"];
     if (method === undefined || side === undefined || side === "proxy") continue;
     const key = `${side}:${method}`;
@@ -83,7 +87,13 @@ export function methodRows(schemas: LoadedSchemas): MethodRow[] {
   return out;
 }
 
-/** The classic constant key for a method: `session/set_mode` becomes `session_set_mode`. */
+/**
+ * The classic constant key for a method: `session/set_mode` becomes `session_set_mode`,
+ * `document/didOpen` becomes `document_did_open`.
+ */
 export function constantKey(method: string): string {
-  return method.replace(/^\$\//, "").replaceAll("/", "_");
+  return method
+    .replace(/^\$\//, "")
+    .replaceAll("/", "_")
+    .replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 }

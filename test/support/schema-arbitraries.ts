@@ -4,10 +4,9 @@
  * arbitrary converter for the keyword subset the ACP schema uses, JSON mutations, and a
  * JSON Pointer checker for reported issue paths.
  */
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import Ajv2020 from "ajv/dist/2020.js";
 import fc from "fast-check";
+import { loadMergedUnstableSchema } from "../../scripts/schema/load.js";
 
 /** A JSON Schema node as the ACP schema uses it. */
 export type SchemaNode = boolean | SchemaObject;
@@ -36,11 +35,12 @@ export interface RootSchema extends SchemaObject {
   readonly $defs: Readonly<Record<string, SchemaObject>>;
 }
 
-/** Reads `schema.unstable.json` of the pinned `@agentclientprotocol/sdk`. */
+/**
+ * Reads `schema.unstable.json` of the pinned `@agentclientprotocol/sdk`, merged with the
+ * classic extract (NES, documents, `session/set_model`) exactly as the generator merges it.
+ */
 export function loadUnstableSchema(): RootSchema {
-  const require = createRequire(import.meta.url);
-  const file = require.resolve("@agentclientprotocol/sdk/schema/v1/schema.unstable.json");
-  return JSON.parse(readFileSync(file, "utf8")) as RootSchema;
+  return loadMergedUnstableSchema();
 }
 
 /** Integer formats assert their range (our decision, mirrored in the ajv set-up). */

@@ -8,7 +8,7 @@ import type { Stream } from "../jsonrpc/messages.js";
 import type { ClientNotificationTypes, ClientRequestTypes } from "../schema/methods.gen.js";
 import type * as schema from "../schema/types.gen.js";
 import { AcpConnectionCore, type AcpConnectionOptions } from "./acp-connection.js";
-import { AGENT_HANDLER_NAMES, type Agent } from "./agent.js";
+import { AGENT_CLASSIC_HANDLER_NAMES, AGENT_HANDLER_NAMES, type Agent } from "./agent.js";
 import { buildRouter } from "./router.js";
 import { TerminalHandle } from "./terminal-handle.js";
 
@@ -39,7 +39,8 @@ export class AgentSideConnection {
     this.core = new AcpConnectionCore(
       stream,
       "client",
-      () => buildRouter("agent", holder.agent ?? {}, AGENT_HANDLER_NAMES),
+      () =>
+        buildRouter("agent", holder.agent ?? {}, AGENT_HANDLER_NAMES, AGENT_CLASSIC_HANDLER_NAMES),
       options,
     );
     try {
@@ -106,6 +107,25 @@ export class AgentSideConnection {
 
   /** `elicitation/complete`: tells the client a URL elicitation has finished. */
   completeElicitation(params: schema.CompleteElicitationNotification): Promise<void> {
+    return this.core.notify("elicitation/complete", params);
+  }
+
+  /**
+   * `elicitation/create` under its 0.19 to 1.3 name.
+   * @deprecated Use {@link AgentSideConnection.createElicitation}.
+   */
+  unstable_createElicitation(
+    params: schema.CreateElicitationRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.CreateElicitationResponse> {
+    return this.core.request("elicitation/create", params, options);
+  }
+
+  /**
+   * `elicitation/complete` under its 0.19 to 1.3 name.
+   * @deprecated Use {@link AgentSideConnection.completeElicitation}.
+   */
+  unstable_completeElicitation(params: schema.CompleteElicitationNotification): Promise<void> {
     return this.core.notify("elicitation/complete", params);
   }
 

@@ -9,7 +9,7 @@ import type { AgentNotificationTypes, AgentRequestTypes } from "../schema/method
 import type * as schema from "../schema/types.gen.js";
 import { AcpConnectionCore, type AcpConnectionOptions } from "./acp-connection.js";
 import type { Agent } from "./agent.js";
-import { CLIENT_HANDLER_NAMES, type Client } from "./client.js";
+import { CLIENT_CLASSIC_HANDLER_NAMES, CLIENT_HANDLER_NAMES, type Client } from "./client.js";
 import { buildRouter } from "./router.js";
 
 /**
@@ -36,7 +36,13 @@ export class ClientSideConnection implements Agent {
     this.core = new AcpConnectionCore(
       stream,
       "agent",
-      () => buildRouter("client", holder.client ?? {}, CLIENT_HANDLER_NAMES),
+      () =>
+        buildRouter(
+          "client",
+          holder.client ?? {},
+          CLIENT_HANDLER_NAMES,
+          CLIENT_CLASSIC_HANDLER_NAMES,
+        ),
       options,
     );
     try {
@@ -224,6 +230,167 @@ export class ClientSideConnection implements Agent {
   /** `mcp/message` notification to the agent (unstable). @experimental */
   unstable_messageMcp(params: schema.MessageMcpNotification): Promise<void> {
     return this.core.notify("mcp/message", params);
+  }
+
+  /** `nes/start` (unstable): starts a next-edit-suggestion session. @experimental */
+  unstable_startNes(
+    params: schema.StartNesRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.StartNesResponse> {
+    return this.core.request("nes/start", params, options);
+  }
+
+  /** `nes/suggest` (unstable): asks for the next edits at a position. @experimental */
+  unstable_suggestNes(
+    params: schema.SuggestNesRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.SuggestNesResponse> {
+    return this.core.request("nes/suggest", params, options);
+  }
+
+  /** `nes/close` (unstable): ends a next-edit-suggestion session. @experimental */
+  unstable_closeNes(
+    params: schema.CloseNesRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.CloseNesResponse> {
+    return this.core.request("nes/close", params, options);
+  }
+
+  /** `nes/accept` notification (unstable): the user took a suggestion. @experimental */
+  unstable_acceptNes(params: schema.AcceptNesNotification): Promise<void> {
+    return this.core.notify("nes/accept", params);
+  }
+
+  /** `nes/reject` notification (unstable): the user dismissed a suggestion. @experimental */
+  unstable_rejectNes(params: schema.RejectNesNotification): Promise<void> {
+    return this.core.notify("nes/reject", params);
+  }
+
+  /** `document/didOpen` notification (unstable). @experimental */
+  unstable_didOpenDocument(params: schema.DidOpenDocumentNotification): Promise<void> {
+    return this.core.notify("document/didOpen", params);
+  }
+
+  /** `document/didChange` notification (unstable). @experimental */
+  unstable_didChangeDocument(params: schema.DidChangeDocumentNotification): Promise<void> {
+    return this.core.notify("document/didChange", params);
+  }
+
+  /** `document/didClose` notification (unstable). @experimental */
+  unstable_didCloseDocument(params: schema.DidCloseDocumentNotification): Promise<void> {
+    return this.core.notify("document/didClose", params);
+  }
+
+  /** `document/didSave` notification (unstable). @experimental */
+  unstable_didSaveDocument(params: schema.DidSaveDocumentNotification): Promise<void> {
+    return this.core.notify("document/didSave", params);
+  }
+
+  /** `document/didFocus` notification (unstable). @experimental */
+  unstable_didFocusDocument(params: schema.DidFocusDocumentNotification): Promise<void> {
+    return this.core.notify("document/didFocus", params);
+  }
+
+  /**
+   * Sends `session/close` (its 0.16 to 0.19 name).
+   * @deprecated Use {@link ClientSideConnection.closeSession}.
+   */
+  unstable_closeSession(
+    params: schema.CloseSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.CloseSessionResponse> {
+    return this.core.request("session/close", params, options);
+  }
+
+  /**
+   * Sends `session/resume` (its 0.12 to 0.19 name).
+   * @deprecated Use {@link ClientSideConnection.resumeSession}.
+   */
+  unstable_resumeSession(
+    params: schema.ResumeSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.ResumeSessionResponse> {
+    return this.core.request("session/resume", params, options);
+  }
+
+  /**
+   * Sends `session/list` (its 0.12 to 0.14 name).
+   * @deprecated Use {@link ClientSideConnection.listSessions}.
+   */
+  unstable_listSessions(
+    params: schema.ListSessionsRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.ListSessionsResponse> {
+    return this.core.request("session/list", params, options);
+  }
+
+  /**
+   * Sends `session/delete` (its 0.23 name).
+   * @deprecated Use {@link ClientSideConnection.deleteSession}.
+   */
+  unstable_deleteSession(
+    params: schema.DeleteSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.DeleteSessionResponse> {
+    return this.core.request("session/delete", params, options);
+  }
+
+  /**
+   * Sends `session/set_config_option` (its 0.13 name).
+   * @deprecated Use {@link ClientSideConnection.setSessionConfigOption}.
+   */
+  unstable_setSessionConfigOption(
+    params: schema.SetSessionConfigOptionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.SetSessionConfigOptionResponse> {
+    return this.core.request("session/set_config_option", params, options);
+  }
+
+  /**
+   * Sends `session/fork` (its 0.10 name).
+   * @deprecated Use {@link ClientSideConnection.unstable_forkSession}.
+   */
+  forkSession(
+    params: schema.ForkSessionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.ForkSessionResponse> {
+    return this.core.request("session/fork", params, options);
+  }
+
+  /**
+   * Sends `logout` (its 0.18 to 0.21 name).
+   * @deprecated Use {@link ClientSideConnection.logout}.
+   */
+  unstable_logout(
+    params: schema.LogoutRequest = {},
+    options?: SendRequestOptions,
+  ): Promise<schema.LogoutResponse> {
+    return this.core.request("logout", params, options);
+  }
+
+  /**
+   * Sends `session/set_model`, which the protocol dropped after SDK 0.23; only agents
+   * built on those releases answer it.
+   * @deprecated Set the model through its config option with
+   * {@link ClientSideConnection.setSessionConfigOption}.
+   */
+  unstable_setSessionModel(
+    params: schema.SetSessionModelRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.SetSessionModelResponse> {
+    return this.core.request("session/set_model", params, options);
+  }
+
+  /**
+   * Sends `session/set_model` (its 0.4 to 0.10 name).
+   * @deprecated Set the model through its config option with
+   * {@link ClientSideConnection.setSessionConfigOption}.
+   */
+  setSessionModel(
+    params: schema.SetSessionModelRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.SetSessionModelResponse> {
+    return this.core.request("session/set_model", params, options);
   }
 
   /**

@@ -74,6 +74,22 @@ export interface Client {
   /** `auth/status_update` notification (unstable). @experimental */
   unstable_authStatusUpdate?(params: schema.AuthStatusUpdateNotification): MaybePromise<void>;
 
+  /**
+   * `elicitation/create` under its 0.19 to 1.3 name; used when
+   * {@link Client.createElicitation} is absent.
+   * @deprecated Implement {@link Client.createElicitation}.
+   */
+  unstable_createElicitation?(
+    params: schema.CreateElicitationRequest,
+    context?: RequestContext,
+  ): MaybePromise<schema.CreateElicitationResponse>;
+  /**
+   * `elicitation/complete` under its 0.19 to 1.3 name; used when
+   * {@link Client.completeElicitation} is absent.
+   * @deprecated Implement {@link Client.completeElicitation}.
+   */
+  unstable_completeElicitation?(params: schema.CompleteElicitationNotification): MaybePromise<void>;
+
   /** Any other request (extension methods are named with a leading `_`). */
   extMethod?(
     method: string,
@@ -100,3 +116,12 @@ export const CLIENT_HANDLER_NAMES = {
   "mcp/message": "unstable_messageMcp",
   "auth/status_update": "unstable_authStatusUpdate",
 } as const;
+
+/**
+ * The names classic releases (SDK 0.19 to 1.3) gave the {@link Client} method handling a
+ * wire method, tried in order when today's name is absent.
+ */
+export const CLIENT_CLASSIC_HANDLER_NAMES: Readonly<Record<string, readonly string[]>> = {
+  "elicitation/create": ["unstable_createElicitation"],
+  "elicitation/complete": ["unstable_completeElicitation"],
+};

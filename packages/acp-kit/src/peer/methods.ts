@@ -46,6 +46,20 @@ export const methods = {
       cancel: "session/cancel",
     },
     mcp: { message: "mcp/message" },
+    nes: {
+      start: "nes/start",
+      suggest: "nes/suggest",
+      close: "nes/close",
+      accept: "nes/accept",
+      reject: "nes/reject",
+    },
+    document: {
+      didOpen: "document/didOpen",
+      didChange: "document/didChange",
+      didClose: "document/didClose",
+      didSave: "document/didSave",
+      didFocus: "document/didFocus",
+    },
   },
   /** Methods the client handles (the agent calls them). */
   client: {

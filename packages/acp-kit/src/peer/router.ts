@@ -9,7 +9,7 @@ import { RequestError } from "../jsonrpc/errors.js";
 import type { InboundRequestContext } from "../jsonrpc/inbound.js";
 import { isPlainObject, isThenable } from "../jsonrpc/messages.js";
 import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
-import { METHOD_SPECS } from "../schema/methods.gen.js";
+import { LEGACY_METHOD_SPECS, METHOD_SPECS } from "../schema/methods.gen.js";
 
 type Implementation = Record<string, unknown>;
 type Handler = (this: unknown, ...args: unknown[]) => unknown;
@@ -58,26 +58,30 @@ function notificationRoute(spec: MethodSpec, impl: Implementation, fn: Handler):
 
 /**
  * The router for the side `side`: protocol methods go to the implementation's methods
- * named in `handlerNames` (validated first); other methods go to `extMethod` /
+ * named in `handlerNames`, or failing that to the first one present of their classic
+ * names in `classicNames` (validated first); other methods go to `extMethod` /
  * `extNotification`; a protocol method the implementation lacks is answered `-32601`
- * (requests) or ignored (notifications).
+ * (requests) or ignored (notifications). Methods dropped from the protocol that classic
+ * releases still speak ({@link LEGACY_METHOD_SPECS}) are routed by their classic names.
  */
 export function buildRouter(
   side: Exclude<MethodHandler, "both">,
   impl: object,
   handlerNames: Readonly<Record<string, string>>,
+  classicNames: Readonly<Record<string, readonly string[]>> = {},
 ): Router {
   const target = impl as Implementation;
   const requests = new Map<string, RequestRoute>();
   const notifications = new Map<string, NotificationRoute>();
   const known = new Set<string>();
-  for (const spec of METHOD_SPECS) {
+  for (const spec of [...METHOD_SPECS, ...LEGACY_METHOD_SPECS]) {
     if (spec.handledBy !== side) continue;
     known.add(spec.method);
     const name = handlerNames[spec.method];
-    if (name === undefined) throw new Error(`No handler name for ${side} method ${spec.method}`);
-    const fn = target[name];
-    if (typeof fn !== "function") continue;
+    const names = [...(name === undefined ? [] : [name]), ...(classicNames[spec.method] ?? [])];
+    if (names.length === 0) throw new Error(`No handler name for ${side} method ${spec.method}`);
+    const fn = names.map((n) => target[n]).find((f) => typeof f === "function");
+    if (fn === undefined) continue;
     if (spec.kind === "request")
       requests.set(spec.method, requestRoute(spec, target, fn as Handler));
     else notifications.set(spec.method, notificationRoute(spec, target, fn as Handler));
@@ -121,13 +125,16 @@ export function buildRouter(
   };
 }
 
-/** The specs of the methods the *other* side handles, by wire name (for outbound calls). */
+/**
+ * The specs of the methods the *other* side handles, by wire name (for outbound calls),
+ * the legacy ones included.
+ */
 export function outboundSpecs(
   peerSide: Exclude<MethodHandler, "both">,
   kind: MethodSpec["kind"],
 ): Map<string, MethodSpec> {
   const map = new Map<string, MethodSpec>();
-  for (const spec of METHOD_SPECS) {
+  for (const spec of [...METHOD_SPECS, ...LEGACY_METHOD_SPECS]) {
     if (spec.handledBy === peerSide && spec.kind === kind) map.set(spec.method, spec);
   }
   return map;

@@ -1,0 +1,128 @@
+/**
+ * Writes scripts/schema/classic.schema.json: the parts of the protocol schema that classic
+ * SDK releases spoke and the pinned 2.x schema files no longer carry, taken from the
+ * official schema files those releases shipped. Descriptions are dropped.
+ *
+ *   tsx scripts/schema/extract-classic.ts <sdk-1.8.0>/schema/schema.json <sdk-0.23.0>/schema/schema.json
+ *
+ * - From SDK 1.8.0 (schema v1.25, the same snapshot SDK 2.4.0 ships as zod in its
+ *   `experimental/nes` entry): next-edit suggestions (`nes/*`), document notifications
+ *   (`document/*`), their types, and the NES capability fields of `ClientCapabilities` /
+ *   `AgentCapabilities`.
+ * - From SDK 0.23.0, the last release with it: `session/set_model` and its types
+ *   (`SessionModelState`, `ModelInfo`, `ModelId`), kept as a legacy method
+ *   (`x-legacy-method`) so that 0.x agents and clients still reach each other.
+ *
+ * The output is committed; the generator reads it, so `npm run generate` needs no old SDK.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import * as prettier from "prettier";
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+type Defs = Record<string, Record<string, Json>>;
+
+const OUT = join(dirname(fileURLToPath(import.meta.url)), "classic.schema.json");
+
+/** A copy of a schema node without `description` keywords (property names are kept). */
+function stripDescriptions(node: Json): Json {
+  if (Array.isArray(node)) return node.map(stripDescriptions);
+  if (node === null || typeof node !== "object") return node;
+  const out: Record<string, Json> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "description") continue;
+    out[key] =
+      key === "properties" && value !== null && typeof value === "object" && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stripDescriptions(v)]))
+        : stripDescriptions(value);
+  }
+  return out;
+}
+
+function readDefs(path: string): Defs {
+  return (JSON.parse(readFileSync(path, "utf8")) as { $defs: Defs }).$defs;
+}
+
+/** Every definition reachable from `roots` that `known` lacks. */
+function closure(defs: Defs, roots: string[], known: Set<string>): string[] {
+  const seen = new Set<string>();
+  const visit = (name: string): void => {
+    if (seen.has(name) || known.has(name)) return;
+    const def = defs[name];
+    if (def === undefined) throw new Error(`missing definition ${name}`);
+    seen.add(name);
+    JSON.stringify(def, (key, value: unknown) => {
+      if (key === "$ref" && typeof value === "string") visit(value.replace("#/$defs/", ""));
+      return value;
+    });
+  };
+  roots.forEach(visit);
+  return [...seen];
+}
+
+async function main(): Promise<void> {
+  const [nesSchema, legacySchema] = process.argv.slice(2);
+  if (nesSchema === undefined || legacySchema === undefined) {
+    throw new Error("usage: extract-classic.ts <sdk-1.8.0 schema.json> <sdk-0.23.0 schema.json>");
+  }
+  const current = JSON.parse(
+    readFileSync(
+      join(
+        dirname(fileURLToPath(import.meta.url)),
+        "../../node_modules/@agentclientprotocol/sdk/schema/v1/schema.unstable.json",
+      ),
+      "utf8",
+    ),
+  ) as { $defs: Defs };
+  const known = new Set(Object.keys(current.$defs));
+
+  const nes = readDefs(nesSchema);
+  const nesRoots = Object.keys(nes).filter((name) => {
+    const method = nes[name]?.["x-method"];
+    return typeof method === "string" && /^(nes|document)\//.test(method);
+  });
+  const extend: Record<string, Record<string, Json>> = {};
+  for (const owner of ["ClientCapabilities", "AgentCapabilities"]) {
+    const props = (nes[owner]?.properties ?? {}) as Record<string, Json>;
+    const currentProps = (current.$defs[owner]?.properties ?? {}) as Record<string, Json>;
+    const added = Object.keys(props).filter((p) => !(p in currentProps));
+    extend[owner] = Object.fromEntries(added.map((p) => [p, stripDescriptions(props[p]!)]));
+    for (const p of added) {
+      JSON.stringify(props[p], (key, value: unknown) => {
+        if (key === "$ref" && typeof value === "string") nesRoots.push(value.slice(8));
+        return value;
+      });
+    }
+  }
+  const defs: Record<string, Json> = {};
+  for (const name of closure(nes, nesRoots, known)) defs[name] = stripDescriptions(nes[name]!);
+
+  const legacy = readDefs(legacySchema);
+  const legacyRoots = [
+    "SetSessionModelRequest",
+    "SetSessionModelResponse",
+    "SessionModelState",
+    "ModelInfo",
+  ];
+  for (const name of closure(legacy, legacyRoots, new Set([...known, ...Object.keys(defs)]))) {
+    const def = stripDescriptions(legacy[name]!) as Record<string, Json>;
+    if (def["x-method"] !== undefined) {
+      def["x-legacy-method"] = def["x-method"];
+      delete def["x-method"];
+    }
+    defs[name] = def;
+  }
+
+  const out = {
+    $comment:
+      "Generated by scripts/schema/extract-classic.ts from the official schema files of @agentclientprotocol/sdk 1.8.0 (nes/*, document/*) and 0.23.0 (session/set_model). Descriptions dropped.",
+    $defs: defs,
+    extend,
+  };
+  const config = (await prettier.resolveConfig(OUT)) ?? {};
+  writeFileSync(OUT, await prettier.format(JSON.stringify(out), { ...config, parser: "json" }));
+  console.log(`wrote ${OUT}: ${Object.keys(defs).length} definitions`);
+}
+
+await main();
