@@ -6,11 +6,15 @@
  * `-32700` (id `null`) and skipped; a line over `maxMessageBytes` is dropped, answered
  * `-32600` when it was a request whose id could be recovered, and the connection lives on.
  *
- * Writing: one long-lived writer; a message is written at once when no write is in flight,
- * and messages queued meanwhile are joined into the next single chunk (no added latency,
- * bounded by a high-water mark that pushes back on senders). While that queue is over the
- * mark, reading pauses too: a peer that sends requests but does not read our answers
- * cannot make them pile up in memory.
+ * Writing: a message is written at once when no write is in flight, and messages queued
+ * meanwhile are joined into the next single chunk (no added latency, bounded by a
+ * high-water mark that pushes back on senders). The output's writer is taken for each
+ * such chunk and released when it is written, so the stream is locked only while a write
+ * is in flight: its owner may close or abort it, which ends the connection.
+ *
+ * Reading never waits for the output: the connection holds back what would add output
+ * (see `inbox.ts`). Parse-error answers are dropped, and counted in the log, while the
+ * output is backed up, so that a peer printing junk cannot fill our memory with them.
  *
  * @module
  */
@@ -70,7 +74,6 @@ const NOOP = (): void => undefined;
 
 /** The fast transport behind {@link ndJsonStream}. */
 class NdJsonTransport implements Transport {
-  private writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   private readonly encoder = new TextEncoder();
   private slab = new Uint8Array(0);
@@ -83,6 +86,8 @@ class NdJsonTransport implements Transport {
   private closing = false;
   private failed = false;
   private sink: TransportSink | undefined;
+  /** Error answers dropped because the output was backed up (reported in the log). */
+  private droppedAnswers = 0;
 
   constructor(
     private readonly output: WritableStream<Uint8Array>,
@@ -142,36 +147,39 @@ class NdJsonTransport implements Transport {
         });
         this.failed = true;
         this.releaseWaiters();
-        this.writer?.abort(new Error("closed before queued output could be written")).catch(NOOP);
+        if (!this.output.locked) {
+          this.output.abort(new Error("closed before queued output could be written")).catch(NOOP);
+        }
         return;
       }
     }
     this.releaseWaiters();
-    const writer = this.acquireWriter();
-    if (writer !== undefined && !this.failed) await writer.close().catch(NOOP);
+    // Closed or locked by its owner meanwhile: nothing to close.
+    if (!this.failed && !this.output.locked) await this.output.close().catch(NOOP);
   }
 
-  /** Resolves when the queued output is under the high-water mark (or cannot be written). */
-  private outputDrained(): Promise<void> | undefined {
-    if (this.queuedChars <= HIGH_WATER_CHARS || this.failed || this.closing) return undefined;
-    return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
-  }
-
-  private acquireWriter(): WritableStreamDefaultWriter<Uint8Array> | undefined {
-    if (this.writer === undefined && !this.failed) {
-      try {
-        this.writer = this.output.getWriter();
-      } catch (error) {
-        this.onWriteError(error);
-      }
-    }
-    return this.writer;
-  }
-
+  /**
+   * Writes one chunk, holding the output's lock only while the write is in flight (the
+   * stream's owner may close or abort it between writes).
+   */
   private write(text: string): void {
-    const writer = this.acquireWriter();
-    if (writer === undefined) return;
-    writer.write(this.encode(text)).then(this.afterWrite, this.onWriteError);
+    let writer: WritableStreamDefaultWriter<Uint8Array>;
+    try {
+      writer = this.output.getWriter();
+    } catch (error) {
+      this.onWriteError(error);
+      return;
+    }
+    writer.write(this.encode(text)).then(
+      () => {
+        writer.releaseLock();
+        this.afterWrite();
+      },
+      (error: unknown) => {
+        writer.releaseLock();
+        this.onWriteError(error);
+      },
+    );
   }
 
   /**
@@ -255,8 +263,6 @@ class NdJsonTransport implements Transport {
         }
         sink.endOfChunk?.();
         if (this.isClosing()) return;
-        const drained = this.outputDrained();
-        if (drained !== undefined) await drained;
       }
       if (this.isClosing()) return;
       const last = splitter.end();
@@ -315,12 +321,25 @@ class NdJsonTransport implements Transport {
     sink.oversized({ bytes, envelope, maxBytes: this.maxBytes });
   }
 
+  /**
+   * Answers a line the connection never sees. While the output is backed up the answer is
+   * dropped instead (a peer that writes junk without reading must not fill our memory,
+   * nor make us stop reading); the first drop, and every 1,000th, is logged.
+   */
   private answerError(
     id: string | number | null,
     code: number,
     message: string,
     data?: unknown,
   ): void {
+    if (this.queuedChars > HIGH_WATER_CHARS) {
+      if (this.droppedAnswers++ % 1000 === 0) {
+        this.logger.warn?.("Dropped error answers to bad input: the output is backed up", {
+          dropped: this.droppedAnswers,
+        });
+      }
+      return;
+    }
     const error = data === undefined ? { code, message } : { code, message, data };
     void this.send({ jsonrpc: "2.0", id, error });
   }
