@@ -116,13 +116,20 @@ export class Inbox {
    */
   push(message: unknown): void | Promise<void> {
     if (this.host.isClosed) return;
-    if (this.idle ? !this.waits(message) : this.passesHold(message) || this.passesYield(message)) {
+    if (this.idle) {
+      if (!this.blockedBy(message) && !this.overSlice()) {
+        this.deliver(message);
+        return;
+      }
+    } else if (this.passesHold(message) || this.passesYield(message)) {
       this.deliver(message);
       return;
     }
     this.backlog.push(message);
     this.noteStall();
-    if (this.backlog.length - this.head >= MAX_BACKLOG) {
+    // Reading pauses while the backlog is full, and until the next macrotask once the
+    // time slice ran out (parsing is work too).
+    if (this.backlog.length - this.head >= MAX_BACKLOG || this.overSlice()) {
       return new Promise<void>((resolve) => (this.resumeReading = resolve));
     }
   }
@@ -159,14 +166,17 @@ export class Inbox {
     );
   }
 
+  /** True when `message` adds output while our output is backed up: it waits. */
+  private blockedBy(message: unknown): boolean {
+    return this.host.isOutputBlocked && this.finishing === undefined && addsOutput(message);
+  }
+
   /**
-   * True when `message`, first in line, must wait anyway: it adds output while our output
-   * is backed up, or the time slice ran out (a yield is then scheduled).
+   * True once the current time slice ran out (a macrotask that ends it is then pending).
+   * The clock is read only every few calls.
    */
-  private waits(message: unknown): boolean {
-    if (this.host.isOutputBlocked && this.finishing === undefined && addsOutput(message)) {
-      return true;
-    }
+  private overSlice(): boolean {
+    if (this.sliced) return true;
     if ((++this.clockTicks & CLOCK_MASK) !== 0) return false;
     const t = now();
     if (this.sliceStart < 0) {
@@ -185,6 +195,7 @@ export class Inbox {
     if (!this.sliced) return;
     this.sliced = false;
     this.drain();
+    this.wakeReaderIfRoom();
   };
 
   /** Responses to requests sent during the hold, and `$/cancel_request`, go past it. */
@@ -276,9 +287,9 @@ export class Inbox {
         this.clear();
         return;
       }
-      if (this.yielding || this.hold !== undefined || this.sliced) break;
+      if (this.yielding || this.hold !== undefined) break;
       const message = this.backlog[this.head];
-      if (this.waits(message)) break;
+      if (this.blockedBy(message) || this.overSlice()) break;
       this.backlog[this.head++] = undefined;
       this.deliver(message);
     }
@@ -288,7 +299,7 @@ export class Inbox {
       this.backlog = [];
       this.head = 0;
     }
-    if (this.backlog.length - this.head < MAX_BACKLOG / 2) this.wakeReader();
+    this.wakeReaderIfRoom();
     if (
       this.finishing !== undefined &&
       !this.yielding &&
@@ -299,6 +310,11 @@ export class Inbox {
       this.finishing = () => undefined;
       done();
     }
+  }
+
+  /** Lets the transport read on when the backlog has room and no slice ran out. */
+  private wakeReaderIfRoom(): void {
+    if (!this.sliced && this.backlog.length - this.head < MAX_BACKLOG / 2) this.wakeReader();
   }
 
   private wakeReader(): void {
