@@ -1,5 +1,5 @@
 /**
- * A JSON-RPC 2.0 connection over a {@link Stream}. It knows nothing of ACP: methods are
+ * A JSON-RPC 2.0 connection over a {@link Transport} or a {@link Stream}. It knows nothing of ACP: methods are
  * routed by a {@link Router}, params and results are checked by the validators given.
  *
  * @module
@@ -11,7 +11,7 @@ import { Lifecycle, type CloseCause } from "./lifecycle.js";
 import { silentLogger, type Logger } from "./logger.js";
 import type { Stream } from "./messages.js";
 import { PendingRequest, PendingRequests, type ResultPolicy, type ResultShape } from "./pending.js";
-import { transportFor, type Transport } from "../transport/transport.js";
+import { transportFor, type Transport, type TransportSink } from "../transport/transport.js";
 
 /** Options of a connection. */
 export interface ConnectionOptions {
@@ -105,11 +105,12 @@ export class JsonRpcConnection {
   /**
    * Starts a connection: reading begins at once (asynchronously).
    *
-   * @param stream - The messages to read and write; see {@link ndJsonStream}.
+   * @param stream - What carries the messages: a {@link Transport} (such as what
+   *   {@link ndJsonStream} returns), or any {@link Stream} of message objects.
    * @param router - How inbound requests and notifications are handled.
    * @param options - Logger and default request timeout.
    */
-  constructor(stream: Stream, router: Router, options: ConnectionOptions = {}) {
+  constructor(stream: Stream | Transport, router: Router, options: ConnectionOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.defaultTimeoutMs = options.requestTimeoutMs;
     this.policy = { lenient: options.lenient ?? true, logger: this.logger };
@@ -143,8 +144,9 @@ export class JsonRpcConnection {
         return self.blocked !== undefined;
       },
     });
-    this.transport = transportFor(stream, { logger: this.logger });
-    this.transport.start({
+    const context = { logger: this.logger };
+    this.transport = transportFor(stream, context);
+    const sink: TransportSink = {
       message: (message) => {
         if (this.observers.length > 0) this.notifyObservers("in", message);
         return this.inbox.push(message);
@@ -172,7 +174,8 @@ export class JsonRpcConnection {
           this.shutdown(error === undefined ? "input_ended" : "input_failed", error),
         );
       },
-    });
+    };
+    this.transport.start(sink, context);
   }
 
   /** Aborts when the connection closes; `signal.reason` says why. */

@@ -23,12 +23,7 @@ import { ErrorCodes } from "../jsonrpc/errors.js";
 import { LineSplitter, type OversizedLine } from "./line-splitter.js";
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
-import {
-  TRANSPORT_FACTORY,
-  type Transport,
-  type TransportOptions,
-  type TransportSink,
-} from "./transport.js";
+import type { Transport, TransportContext, TransportSink } from "./transport.js";
 
 /**
  * The default limit on one inbound message: 64 MiB. Generous enough for large file
@@ -261,7 +256,7 @@ class NdJsonTransport implements Transport {
             if (pause !== undefined) await pause;
           }
         }
-        sink.endOfChunk?.();
+        sink.endOfChunk();
         if (this.isClosing()) return;
       }
       if (this.isClosing()) return;
@@ -272,7 +267,7 @@ class NdJsonTransport implements Transport {
             ? this.deliverLine(last, sink)
             : this.deliverOversized(last, sink);
         if (pause !== undefined) await pause;
-        sink.endOfChunk?.();
+        sink.endOfChunk();
       }
       if (!this.closing) sink.closed(undefined, "input");
     } catch (error) {
@@ -357,6 +352,7 @@ function readableFacade(transport: NdJsonTransport, maxBytes: number): ReadableS
             return new Promise<void>((resolve) => (pullWaiter = resolve));
           }
         },
+        endOfChunk: NOOP,
         oversized({ envelope }: { envelope: EnvelopeInfo }) {
           // A dropped response still settles its request: answer it with a local error.
           if (envelope.hasOutcome && !envelope.hasMethod && envelope.id !== undefined) {
@@ -407,20 +403,30 @@ function writableFacade(transport: NdJsonTransport): WritableStream<AnyMessage> 
 }
 
 /**
+ * What {@link ndJsonStream} returns: a classic {@link Stream} of messages (its `readable`
+ * and `writable`) that is also a {@link Transport}. A connection uses the transport side,
+ * which skips the message-level Web Streams (one parse per line, coalesced writes); other
+ * code may use the stream side. One consumer only: whichever side is used first.
+ */
+export type NdJsonStream = Stream & Transport;
+
+/**
  * Frames JSON-RPC messages as newline-delimited JSON over a pair of byte streams.
  *
  * @param output - Where messages are written (for an agent: its stdout; for a client: the
- *   agent's stdin).
+ *   agent's stdin). It is locked only while a write is in flight: its owner may close or
+ *   abort it, which closes the connection.
  * @param input - Where messages are read from (for an agent: its stdin; for a client: the
  *   agent's stdout).
  * @param options - Size limit and logger; see {@link NdJsonStreamOptions}.
- * @returns A {@link Stream} to hand to a connection. It can be used by one consumer only.
+ * @returns A {@link Stream} to hand to a connection, which is also a {@link Transport}.
+ *   It can be used by one consumer only.
  */
 export function ndJsonStream(
   output: WritableStream<Uint8Array>,
   input: ReadableStream<Uint8Array>,
   options?: NdJsonStreamOptions,
-): Stream {
+): NdJsonStream {
   const maxBytes = resolveMaxBytes(options?.maxMessageBytes);
   const transport = new NdJsonTransport(output, input, maxBytes, options?.logger ?? silentLogger);
   let claimed: "facade" | "transport" | undefined;
@@ -430,11 +436,9 @@ export function ndJsonStream(
     if (claimed !== undefined && claimed !== by) {
       throw new Error("This ndJsonStream is already in use by a connection");
     }
-    if (by === "transport" && claimed === "transport") {
-      throw new Error("This ndJsonStream is already in use by another connection");
-    }
     claimed = by;
   };
+  let started = false;
   return {
     get readable(): ReadableStream<AnyMessage> {
       claim("facade");
@@ -444,10 +448,21 @@ export function ndJsonStream(
       claim("facade");
       return (writable ??= writableFacade(transport));
     },
-    [TRANSPORT_FACTORY](transportOptions: TransportOptions): Transport {
+    start(sink: TransportSink, context?: TransportContext): void {
       claim("transport");
-      if (options?.logger === undefined) transport.setLogger(transportOptions.logger);
-      return transport;
+      if (started) throw new Error("This ndJsonStream is already in use by another connection");
+      started = true;
+      if (options?.logger === undefined && context !== undefined) {
+        transport.setLogger(context.logger);
+      }
+      transport.start(sink);
     },
-  } as Stream;
+    send(message: object): void | Promise<void> {
+      claim("transport");
+      return transport.send(message);
+    },
+    close(): Promise<void> {
+      return transport.close();
+    },
+  };
 }
