@@ -96,7 +96,7 @@ class MemoryTransport implements Transport {
       this.queue = [];
       this.releaseSenders();
       for (const text of batch) {
-        if (this.closing) break;
+        if (this.isClosing()) break;
         const pause = sink.message(JSON.parse(text) as unknown);
         if (pause !== undefined) await pause;
       }
@@ -107,6 +107,11 @@ class MemoryTransport implements Transport {
       this.endReported = true;
       sink.closed(undefined, "input");
     }
+  }
+
+  /** Read through a method: `closing` changes while delivery awaits. */
+  private isClosing(): boolean {
+    return this.closing;
   }
 
   private releaseSenders(): void {
