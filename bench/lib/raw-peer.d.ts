@@ -4,6 +4,8 @@ export interface RawHandlers {
   onNotification?: (method: string, params: unknown) => void;
   /** Reader variant; default from env BENCH_RAW_SPLIT, else "text" (TextDecoder stream mode). */
   split?: "text" | "bytes";
+  /** Writer variant; default from env BENCH_RAW_WRITE, else "each" (one awaited write per message). */
+  write?: "each" | "coalesce";
 }
 
 export declare class RawPeer {

@@ -11,6 +11,11 @@
 // (In Node 20, `decode(chunk, { stream: true })` takes a much slower path than
 // a one-shot decode, which dominates the 20 MiB read of S3.)
 //
+// BENCH_RAW_WRITE=coalesce (or `write: "coalesce"`) switches the writer to the
+// coalescing loop: a message is written at once when no write is in flight, and
+// what is sent meanwhile is joined into the next single chunk; `send` resolves at
+// once unless more than 1 MiB waits (then when it has been handed to the writer).
+//
 // Plain JavaScript (with raw-peer.d.ts) so the S4 child agent can run it
 // without tsx; the in-process scenarios import the very same file.
 
@@ -21,6 +26,11 @@ export class RawPeer {
   #nextId = 0;
   #onRequest;
   #onNotification;
+  #coalesce;
+  #writing = false;
+  #queue = [];
+  #queued = 0;
+  #drained = [];
   /** Resolves when the input reaches EOF or errors. */
   closed;
 
@@ -28,6 +38,7 @@ export class RawPeer {
     this.#writer = output.getWriter();
     this.#onRequest = handlers.onRequest;
     this.#onNotification = handlers.onNotification;
+    this.#coalesce = (handlers.write ?? process.env.BENCH_RAW_WRITE) === "coalesce";
     const splitBytes = (handlers.split ?? process.env.BENCH_RAW_SPLIT) === "bytes";
     this.closed = (splitBytes ? this.#readLoopBytes(input) : this.#readLoop(input)).catch(
       () => undefined,
@@ -35,7 +46,40 @@ export class RawPeer {
   }
 
   send(message) {
-    return this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    if (!this.#coalesce) {
+      return this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    }
+    const line = JSON.stringify(message) + "\n";
+    if (!this.#writing) {
+      this.#writing = true;
+      this.#writeChunk(line);
+      return Promise.resolve();
+    }
+    this.#queue.push(line);
+    this.#queued += line.length;
+    if (this.#queued > 1024 * 1024) return new Promise((resolve) => this.#drained.push(resolve));
+    return Promise.resolve();
+  }
+
+  #writeChunk(text) {
+    this.#writer.write(this.#encoder.encode(text)).then(
+      () => {
+        if (this.#queue.length === 0) {
+          this.#writing = false;
+          return;
+        }
+        const next = this.#queue.join("");
+        this.#queue = [];
+        this.#queued = 0;
+        const drained = this.#drained;
+        this.#drained = [];
+        for (const resolve of drained) resolve();
+        this.#writeChunk(next);
+      },
+      () => {
+        this.#writing = false;
+      },
+    );
   }
 
   async request(method, params) {

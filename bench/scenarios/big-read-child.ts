@@ -3,7 +3,7 @@
  * text file, in a fresh process, so that the peak-memory number belongs to
  * that single operation and not to whatever the parent did before.
  *
- * Usage: node --expose-gc --import tsx bench/scenarios/big-read-child.ts <kit|official|raw> <chars>
+ * Usage: node --expose-gc --import tsx bench/scenarios/big-read-child.ts <kit|official|raw|rawc> <chars>
  * (ACP_KIT_MODULE = URL of the classic-API module for "kit").
  * Prints one JSON line: {@link BigReadSample}.
  *
@@ -55,6 +55,8 @@ async function loadImpl(name: string): Promise<Impl> {
       return (await import("./official.ts")).officialImpl;
     case "raw":
       return (await import("./raw.ts")).rawImpl;
+    case "rawc":
+      return (await import("./raw.ts")).rawCoalescingImpl;
     default:
       throw new Error(`unknown implementation ${name}`);
   }

@@ -3,7 +3,7 @@
  * process: a warm-up, then `runs` timed runs, a full GC before each.
  *
  * Usage: node --expose-gc --import tsx bench/scenarios/in-process-child.ts
- *          <S1|S2|S2c> <kit|official|raw> <runs> <size> <warmupSize> [inFlight]
+ *          <S1|S2|S2c> <kit|official|raw|rawc> <runs> <size> <warmupSize> [inFlight]
  * (ACP_KIT_MODULE = URL of the classic-API module for "kit").
  * Prints one JSON line: {@link InProcessSamples}.
  *
@@ -30,6 +30,7 @@ async function implFor(which: string | undefined): Promise<Impl> {
   }
   if (which === "official") return (await import("./official.ts")).officialImpl;
   if (which === "raw") return (await import("./raw.ts")).rawImpl;
+  if (which === "rawc") return (await import("./raw.ts")).rawCoalescingImpl;
   throw new Error(`unknown implementation ${String(which)}`);
 }
 

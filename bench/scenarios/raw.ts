@@ -34,7 +34,11 @@ export async function rawStreamUpdates(peer: RawPeer, sessionId: string, n: numb
   }
 }
 
-function setup(opts: { streamCount?: number; fileContent?: string }): Setup {
+function setup(opts: {
+  streamCount?: number;
+  fileContent?: string;
+  write: "each" | "coalesce";
+}): Setup {
   const pipes = makePipes();
   let received = 0;
   const content = opts.fileContent ?? SMALL_CONTENT;
@@ -43,6 +47,7 @@ function setup(opts: { streamCount?: number; fileContent?: string }): Setup {
     pipes.agentToClient.writable,
     pipes.clientToAgent.readable,
     {
+      write: opts.write,
       onRequest: async (method, params) => {
         if (method !== "session/prompt") throw new Error(`unexpected ${method}`);
         const { sessionId } = params as { sessionId: string };
@@ -52,6 +57,7 @@ function setup(opts: { streamCount?: number; fileContent?: string }): Setup {
     },
   );
   const clientPeer = new RawPeer(pipes.clientToAgent.writable, pipes.agentToClient.readable, {
+    write: opts.write,
     onNotification: (method) => {
       if (method === "session/update") received++;
     },
@@ -75,71 +81,79 @@ interface ReadResult {
   content: string;
 }
 
-export const rawImpl: Impl = {
-  async streaming(n: number): Promise<StreamResult> {
-    const s = setup({ streamCount: n });
-    try {
-      const t0 = performance.now();
-      const response = (await s.clientPeer.request("session/prompt", {
-        sessionId: SESSION_ID,
-        prompt: [{ type: "text", text: "stream" }],
-      })) as { stopReason: string };
-      const ms = performance.now() - t0;
-      const receivedAtResolve = s.received();
-      assert(response.stopReason === "end_turn", "stopReason");
-      return { ms, receivedAtResolve };
-    } finally {
-      await s.teardown();
-    }
-  },
-
-  async sequentialReads(n: number): Promise<TimedResult> {
-    const s = setup({});
-    try {
-      const params = { sessionId: SESSION_ID, path: READ_PATH };
-      const t0 = performance.now();
-      for (let i = 0; i < n; i++) {
-        const r = (await s.agentPeer.request("fs/read_text_file", params)) as ReadResult;
-        if (r.content !== SMALL_CONTENT) throw new Error("bad content");
+function makeRawImpl(write: "each" | "coalesce"): Impl {
+  return {
+    async streaming(n: number): Promise<StreamResult> {
+      const s = setup({ streamCount: n, write });
+      try {
+        const t0 = performance.now();
+        const response = (await s.clientPeer.request("session/prompt", {
+          sessionId: SESSION_ID,
+          prompt: [{ type: "text", text: "stream" }],
+        })) as { stopReason: string };
+        const ms = performance.now() - t0;
+        const receivedAtResolve = s.received();
+        assert(response.stopReason === "end_turn", "stopReason");
+        return { ms, receivedAtResolve };
+      } finally {
+        await s.teardown();
       }
-      return { ms: performance.now() - t0 };
-    } finally {
-      await s.teardown();
-    }
-  },
+    },
 
-  async concurrentReads(n: number, inFlight: number): Promise<TimedResult> {
-    const s = setup({});
-    try {
-      const params = { sessionId: SESSION_ID, path: READ_PATH };
-      let done = 0;
-      const t0 = performance.now();
-      await pool(n, inFlight, async () => {
-        const r = (await s.agentPeer.request("fs/read_text_file", params)) as ReadResult;
-        if (r.content !== SMALL_CONTENT) throw new Error("bad content");
-        done++;
-      });
-      const ms = performance.now() - t0;
-      assert(done === n, `completed ${done}/${n}`);
-      return { ms };
-    } finally {
-      await s.teardown();
-    }
-  },
+    async sequentialReads(n: number): Promise<TimedResult> {
+      const s = setup({ write });
+      try {
+        const params = { sessionId: SESSION_ID, path: READ_PATH };
+        const t0 = performance.now();
+        for (let i = 0; i < n; i++) {
+          const r = (await s.agentPeer.request("fs/read_text_file", params)) as ReadResult;
+          if (r.content !== SMALL_CONTENT) throw new Error("bad content");
+        }
+        return { ms: performance.now() - t0 };
+      } finally {
+        await s.teardown();
+      }
+    },
 
-  async bigRead(content: string): Promise<TimedResult> {
-    const s = setup({ fileContent: content });
-    try {
-      const t0 = performance.now();
-      const r = (await s.agentPeer.request("fs/read_text_file", {
-        sessionId: SESSION_ID,
-        path: READ_PATH,
-      })) as ReadResult;
-      const ms = performance.now() - t0;
-      assert(r.content.length === content.length, "big content length");
-      return { ms };
-    } finally {
-      await s.teardown();
-    }
-  },
-};
+    async concurrentReads(n: number, inFlight: number): Promise<TimedResult> {
+      const s = setup({ write });
+      try {
+        const params = { sessionId: SESSION_ID, path: READ_PATH };
+        let done = 0;
+        const t0 = performance.now();
+        await pool(n, inFlight, async () => {
+          const r = (await s.agentPeer.request("fs/read_text_file", params)) as ReadResult;
+          if (r.content !== SMALL_CONTENT) throw new Error("bad content");
+          done++;
+        });
+        const ms = performance.now() - t0;
+        assert(done === n, `completed ${done}/${n}`);
+        return { ms };
+      } finally {
+        await s.teardown();
+      }
+    },
+
+    async bigRead(content: string): Promise<TimedResult> {
+      const s = setup({ fileContent: content, write });
+      try {
+        const t0 = performance.now();
+        const r = (await s.agentPeer.request("fs/read_text_file", {
+          sessionId: SESSION_ID,
+          path: READ_PATH,
+        })) as ReadResult;
+        const ms = performance.now() - t0;
+        assert(r.content.length === content.length, "big content length");
+        return { ms };
+      } finally {
+        await s.teardown();
+      }
+    },
+  };
+}
+
+/** The plain raw loop: one awaited write per message. */
+export const rawImpl: Impl = makeRawImpl("each");
+
+/** The coalescing raw loop: written at once when idle, what queues meanwhile joined into one chunk. */
+export const rawCoalescingImpl: Impl = makeRawImpl("coalesce");

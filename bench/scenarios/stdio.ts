@@ -20,7 +20,7 @@ import { REPO_ROOT } from "../lib/kit-module.ts";
 import { RawPeer } from "../lib/raw-peer.js";
 import { CHUNK_TEXT, assert, settleWithin, type StreamResult } from "../lib/common.ts";
 
-export type StdioImpl = "kit" | "official" | "raw";
+export type StdioImpl = "kit" | "official" | "raw" | "rawc";
 
 /** A live child agent plus this process's client for it. */
 export interface StdioSession {
@@ -34,12 +34,17 @@ export interface StdioSession {
 type Child = ChildProcessByStdio<Writable, Readable, null>;
 
 function spawnAgent(impl: StdioImpl, kitUrl: string): Child {
-  const file = resolve(REPO_ROOT, "bench", "agents", `${impl}-agent.js`);
+  // The coalescing raw loop is the raw agent with its coalescing writer.
+  const file = resolve(REPO_ROOT, "bench", "agents", `${impl === "rawc" ? "raw" : impl}-agent.js`);
   const args = ["--expose-gc", file, ...(impl === "kit" ? [kitUrl] : [])];
   return spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     stdio: ["pipe", "pipe", "inherit"],
-    env: { ...process.env, BENCH_CHUNK_TEXT: CHUNK_TEXT },
+    env: {
+      ...process.env,
+      BENCH_CHUNK_TEXT: CHUNK_TEXT,
+      BENCH_RAW_WRITE: impl === "rawc" ? "coalesce" : "each",
+    },
   });
 }
 
@@ -136,11 +141,12 @@ async function officialSession(): Promise<StdioSession> {
   };
 }
 
-async function rawSession(): Promise<StdioSession> {
-  const child = spawnAgent("raw", "");
+async function rawSession(impl: "raw" | "rawc"): Promise<StdioSession> {
+  const child = spawnAgent(impl, "");
   const { output, input } = webStreams(child);
   let received = 0;
   const peer = new RawPeer(output, input, {
+    write: impl === "rawc" ? "coalesce" : "each",
     onNotification: (method) => {
       if (method === "session/update") received++;
     },
@@ -182,6 +188,7 @@ export function startStdioSession(
     case "official":
       return officialSession();
     case "raw":
-      return rawSession();
+    case "rawc":
+      return rawSession(impl);
   }
 }

@@ -48,8 +48,21 @@ export type {
 
 // JSON-RPC engine and transports
 export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES } from "./transport/ndjson.js";
-export type { NdJsonStreamOptions } from "./transport/ndjson.js";
-export { memoryStreamPair, type StreamPair } from "./transport/memory.js";
+export type { NdJsonStream, NdJsonStreamOptions } from "./transport/ndjson.js";
+export {
+  memoryStreamPair,
+  memoryTransportPair,
+  type StreamPair,
+  type TransportPair,
+} from "./transport/memory.js";
+export { isTransport } from "./transport/transport.js";
+export type {
+  Transport,
+  TransportSink,
+  TransportContext,
+  OversizedMessage,
+  EnvelopeInfo,
+} from "./transport/transport.js";
 export {
   RequestError,
   ConnectionError,
@@ -60,6 +73,7 @@ export type { ConnectionErrorCode } from "./jsonrpc/errors.js";
 export {
   JsonRpcConnection,
   type ConnectionOptions,
+  type MessageObserver,
   type SendRequestOptions,
 } from "./jsonrpc/connection.js";
 export type { Router, RequestRoute, NotificationRoute } from "./jsonrpc/dispatch.js";

@@ -149,7 +149,7 @@ describe("AgentKit prompt turns", () => {
     });
     await expect(h.prompt(sessionId)).rejects.toMatchObject({
       code: -32603,
-      data: { message: "boom" },
+      data: { details: "boom" },
     });
   });
 

@@ -109,7 +109,7 @@ describe("ToolCallHandle.requestPermission", () => {
     });
     await expect(h.prompt(sessionId)).rejects.toMatchObject({
       code: -32603,
-      data: { message: expect.stringContaining("was not offered") as unknown },
+      data: { details: expect.stringContaining("was not offered") as unknown },
     });
   });
 

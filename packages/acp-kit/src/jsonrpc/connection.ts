@@ -1,5 +1,5 @@
 /**
- * A JSON-RPC 2.0 connection over a {@link Stream}. It knows nothing of ACP: methods are
+ * A JSON-RPC 2.0 connection over a {@link Transport} or a {@link Stream}. It knows nothing of ACP: methods are
  * routed by a {@link Router}, params and results are checked by the validators given.
  *
  * @module
@@ -11,7 +11,7 @@ import { Lifecycle, type CloseCause } from "./lifecycle.js";
 import { silentLogger, type Logger } from "./logger.js";
 import type { Stream } from "./messages.js";
 import { PendingRequest, PendingRequests, type ResultPolicy, type ResultShape } from "./pending.js";
-import { transportFor, type Transport } from "../transport/transport.js";
+import { transportFor, type Transport, type TransportSink } from "../transport/transport.js";
 
 /** Options of a connection. */
 export interface ConnectionOptions {
@@ -30,7 +30,21 @@ export interface ConnectionOptions {
    * does not match the schema exactly.
    */
   readonly lenient?: boolean;
+  /**
+   * Whether the message of an `Error` a request handler throws is sent to the peer (as
+   * `data.details` of the `-32603` answer), as the classic API does and as agents rely on
+   * to explain failures. Default `true`; servers facing untrusted peers may turn it off,
+   * and the answer then carries no details (the error is still logged locally).
+   * A thrown `RequestError` is always sent as it is.
+   */
+  readonly exposeErrors?: boolean;
 }
+
+/**
+ * Sees one message read from (`"in"`) or written to (`"out"`) the peer; see
+ * {@link JsonRpcConnection.observe}.
+ */
+export type MessageObserver = (direction: "in" | "out", message: unknown) => void;
 
 /** Per-request options of an outbound request. */
 export interface SendRequestOptions {
@@ -47,6 +61,16 @@ export interface SendRequestOptions {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
+
+const NOOP = (): void => undefined;
+
+/** One of our sends waiting for the output to drain. */
+interface HeldSend {
+  /** Sends it now. */
+  run(): void;
+  /** The connection closed first. */
+  drop(): void;
+}
 
 /** The longest delay timers support (about 24.8 days); longer ones would fire at once. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
@@ -72,24 +96,33 @@ export class JsonRpcConnection {
   private readonly defaultTimeoutMs: number | undefined;
   private readonly policy: ResultPolicy;
   private nextId = 0;
+  /** Set while our output is backed up: resolves when it drained. */
+  private blocked: Promise<void> | undefined;
+  /** Our own sends waiting for the output to drain, in order. */
+  private held: HeldSend[] = [];
+  private observers: readonly MessageObserver[] = [];
 
   /**
    * Starts a connection: reading begins at once (asynchronously).
    *
-   * @param stream - The messages to read and write; see {@link ndJsonStream}.
+   * @param stream - What carries the messages: a {@link Transport} (such as what
+   *   {@link ndJsonStream} returns), or any {@link Stream} of message objects.
    * @param router - How inbound requests and notifications are handled.
    * @param options - Logger and default request timeout.
    */
-  constructor(stream: Stream, router: Router, options: ConnectionOptions = {}) {
+  constructor(stream: Stream | Transport, router: Router, options: ConnectionOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.defaultTimeoutMs = options.requestTimeoutMs;
     this.policy = { lenient: options.lenient ?? true, logger: this.logger };
     const lifecycle = this.lifecycle;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- read by getters below
+    const self = this;
     this.dispatcher = new Dispatcher(
       {
         logger: this.logger,
         lenient: this.policy.lenient,
         send: (message) => this.trySend(message),
+        exposeErrors: options.exposeErrors ?? true,
         onResponse: (message) => {
           this.onResponse(message);
         },
@@ -107,10 +140,17 @@ export class JsonRpcConnection {
       get isClosed() {
         return lifecycle.isClosed;
       },
+      get isOutputBlocked() {
+        return self.blocked !== undefined;
+      },
     });
-    this.transport = transportFor(stream, { logger: this.logger });
-    this.transport.start({
-      message: (message) => this.inbox.push(message),
+    const context = { logger: this.logger };
+    this.transport = transportFor(stream, context);
+    const sink: TransportSink = {
+      message: (message) => {
+        if (this.observers.length > 0) this.notifyObservers("in", message);
+        return this.inbox.push(message);
+      },
       endOfChunk: () => this.inbox.endOfChunk(),
       oversized: ({ envelope, maxBytes }) => {
         if (envelope.hasMethod || envelope.id === undefined) return;
@@ -134,7 +174,8 @@ export class JsonRpcConnection {
           this.shutdown(error === undefined ? "input_ended" : "input_failed", error),
         );
       },
-    });
+    };
+    this.transport.start(sink, context);
   }
 
   /** Aborts when the connection closes; `signal.reason` says why. */
@@ -189,12 +230,29 @@ export class JsonRpcConnection {
       // Registered before sending: a send that fails closes the connection, which must
       // find this request to reject it.
       this.pending.add(request);
-      try {
-        void this.transport.send({ jsonrpc: "2.0", id, method, params });
-      } catch (error) {
-        this.pending.take(id);
-        reject(error);
-        return;
+      const message = { jsonrpc: "2.0", id, method, params };
+      if (this.blocked !== undefined || this.held.length > 0) {
+        // Our output is backed up: the request waits (unserialised) until it drains.
+        this.held.push({
+          run: () => {
+            if (!this.pending.has(id)) return; // aborted or timed out meanwhile
+            try {
+              void this.sendNow(message);
+            } catch (error) {
+              this.pending.take(id);
+              request.fail(error);
+            }
+          },
+          drop: NOOP, // the close rejects it
+        });
+      } else {
+        try {
+          void this.sendNow(message);
+        } catch (error) {
+          this.pending.take(id);
+          reject(error);
+          return;
+        }
       }
       // A send that failed and closed the connection has rejected the request already.
       if (this.lifecycle.isClosed) return;
@@ -230,10 +288,83 @@ export class JsonRpcConnection {
       this.logger.debug?.("Dropped a notification: the connection is closed", { method });
       return RESOLVED;
     }
+    const message = { jsonrpc: "2.0", method, params };
+    if (this.blocked !== undefined || this.held.length > 0) {
+      return new Promise<void>((resolve, reject) => {
+        this.held.push({
+          run: () => {
+            try {
+              void this.sendNow(message);
+              resolve();
+            } catch (error) {
+              reject(error);
+            }
+          },
+          drop: resolve,
+        });
+      });
+    }
     try {
-      return this.transport.send({ jsonrpc: "2.0", method, params }) ?? RESOLVED;
+      return this.sendNow(message) ?? RESOLVED;
     } catch (error) {
       return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Calls `listener` with every message read from or written to the peer, in order, from
+   * now on (written: when handed to the transport; read: before it is handled). Meant for
+   * logs, traces and tests; a listener must not throw (what it throws is logged) and must
+   * not change the message. Costs nothing while no listener is registered.
+   *
+   * @param listener - Gets the direction (`"in"` or `"out"`) and the message.
+   * @returns A function that removes the listener.
+   */
+  observe(listener: MessageObserver): () => void {
+    this.observers = [...this.observers, listener];
+    return () => {
+      this.observers = this.observers.filter((l) => l !== listener);
+    };
+  }
+
+  /** Hands a message to the transport and notes whether it asked us to wait. */
+  private sendNow(message: object): void | Promise<void> {
+    if (this.observers.length > 0) this.notifyObservers("out", message);
+    const wait = this.transport.send(message);
+    if (wait !== undefined) this.block(wait);
+    return wait;
+  }
+
+  /** Our output is backed up until `wait` settles. */
+  private block(wait: Promise<void>): void {
+    if (this.blocked === wait) return;
+    this.blocked = wait;
+    const unblock = (): void => {
+      if (this.blocked !== wait) return;
+      this.blocked = undefined;
+      // What the peer asked first goes first: its answers let it make progress too.
+      this.inbox.resume();
+      this.flushHeld();
+    };
+    wait.then(unblock, unblock);
+  }
+
+  /** Sends held sends in order until the output backs up again. */
+  private flushHeld(): void {
+    let i = 0;
+    while (i < this.held.length && this.blocked === undefined && !this.lifecycle.isClosed) {
+      this.held[i++]?.run();
+    }
+    this.held = this.lifecycle.isClosed ? [] : this.held.slice(i);
+  }
+
+  private notifyObservers(direction: "in" | "out", message: unknown): void {
+    for (const listener of this.observers) {
+      try {
+        listener(direction, message);
+      } catch (error) {
+        this.logger.error?.("A message observer threw", { error });
+      }
     }
   }
 
@@ -250,6 +381,9 @@ export class JsonRpcConnection {
     const error = this.lifecycle.close(cause, detail, (closeError) => {
       this.inbox.clear();
       this.pending.failAll(closeError);
+      const held = this.held;
+      this.held = [];
+      for (const send of held) send.drop();
       this.dispatcher.abortAll(closeError);
     });
     if (error === undefined) return;
@@ -280,7 +414,7 @@ export class JsonRpcConnection {
 
   private trySend(message: object): boolean {
     try {
-      void this.transport.send(message);
+      void this.sendNow(message);
       return true;
     } catch {
       return false;

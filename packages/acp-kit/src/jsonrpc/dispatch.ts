@@ -73,6 +73,8 @@ export interface DispatchHost {
   readonly lenient: boolean;
   /** Sends a message; returns false when it could not be serialised. */
   send(message: object): boolean;
+  /** Whether a handler's thrown `Error` message goes to the peer (`data.details`). */
+  readonly exposeErrors: boolean;
   /** Settles an outbound request with a response message. */
   onResponse(message: Record<string, unknown>): void;
   /** True once the connection is closed (answers are then dropped). */
@@ -94,9 +96,26 @@ function asRequestError(error: unknown): RequestError | undefined {
   return undefined;
 }
 
-function errorMessage(error: unknown): string {
+/** The message of a thrown value, as the official SDK reads it (`undefined` when none). */
+function errorDetails(error: unknown): string | undefined {
   if (error instanceof Error) return error.message;
-  return typeof error === "string" ? error : "unknown error";
+  if (isPlainObject(error) && typeof error.message === "string") return error.message;
+  return undefined;
+}
+
+/**
+ * The `data` of the `-32603` answer to a handler's failure, shaped as the official SDK
+ * shapes it: a message that is itself JSON is sent parsed, any other as `{ details }`,
+ * none as `{}`.
+ */
+function internalErrorData(error: unknown): unknown {
+  const details = errorDetails(error);
+  if (details === undefined || details === "") return {};
+  try {
+    return JSON.parse(details) as unknown;
+  } catch {
+    return { details };
+  }
 }
 
 /** See the module comment. */
@@ -350,9 +369,11 @@ export class Dispatcher {
       });
       this.answerError(
         request.id,
-        new RequestError(ErrorCodes.INTERNAL_ERROR, "Internal error", {
-          message: errorMessage(error).slice(0, 500),
-        }),
+        new RequestError(
+          ErrorCodes.INTERNAL_ERROR,
+          "Internal error",
+          this.host.exposeErrors ? internalErrorData(error) : undefined,
+        ),
       );
     }
   }

@@ -86,9 +86,14 @@ export class RequestError extends Error {
     );
   }
 
-  /** `-32601`: the method does not exist or is not implemented here. */
+  /**
+   * `-32601`: the method does not exist or is not implemented here. Worded as the
+   * official SDK words it (`"Method not found": <method>`), with `data: { method }`.
+   */
   static methodNotFound(method: string): RequestError {
-    return new RequestError(ErrorCodes.METHOD_NOT_FOUND, `Method not found: ${method}`, { method });
+    return new RequestError(ErrorCodes.METHOD_NOT_FOUND, `"Method not found": ${method}`, {
+      method,
+    });
   }
 
   /** `-32602`: the params are invalid. */

@@ -16,6 +16,13 @@
  *   input is seen at once; what has arrived by then is delivered (without waiting for
  *   handlers any more) before the connection closes. A large backlog pushes back on the
  *   transport instead of growing without bound.
+ * - While our own output is backed up (the transport asked senders to wait), requests and
+ *   notifications wait in the backlog: handling them adds output. Reading goes on, and
+ *   responses and `$/cancel_request` with nothing waiting before them are still delivered,
+ *   so two peers that both write more than the other reads never wait on each other.
+ * - Delivery yields to the event loop (a macrotask) after about {@link SLICE_MS} of work,
+ *   so that a long backlog cannot starve timers, I/O and signals. Order is unchanged: what
+ *   arrives meanwhile waits behind the backlog.
  *
  * @module
  */
@@ -25,6 +32,17 @@ import { isPlainObject } from "./messages.js";
 
 /** Messages waiting beyond which the transport is asked to stop reading for a while. */
 const MAX_BACKLOG = 10_000;
+
+/** Milliseconds of delivery work after which the inbox yields to the event loop. */
+const SLICE_MS = 8;
+
+/** The clock is read once per this many deliveries (a power of two, minus one). */
+const CLOCK_MASK = 7;
+
+const now: () => number =
+  typeof (globalThis as { performance?: { now?: unknown } }).performance?.now === "function"
+    ? () => globalThis.performance.now()
+    : () => Date.now();
 
 /** How long a handler may hold up delivery before a warning is logged. */
 const STALL_WARNING_MS = 10_000;
@@ -37,6 +55,8 @@ export interface InboxHost {
   nextRequestId(): number;
   /** True once the connection is closed: nothing is delivered any more. */
   readonly isClosed: boolean;
+  /** True while our own output is backed up: requests and notifications then wait. */
+  readonly isOutputBlocked: boolean;
   readonly logger: Logger;
 }
 
@@ -58,6 +78,17 @@ const nextTask: Scheduler = (() => {
   return (task) => void setTimeout(task, 0);
 })();
 
+/**
+ * True for what handling adds output: requests, notifications (their handlers may send)
+ * and invalid messages (answered); false for responses and `$/cancel_request`.
+ */
+function addsOutput(message: unknown): boolean {
+  if (!isPlainObject(message)) return true;
+  const method = message.method;
+  if (method === undefined) return !("id" in message);
+  return method !== CANCEL_REQUEST_METHOD;
+}
+
 /** See the module comment. */
 export class Inbox {
   private backlog: unknown[] = [];
@@ -70,6 +101,11 @@ export class Inbox {
   /** Set once the input ended: deliver what is left without waiting for handlers. */
   private finishing: (() => void) | undefined;
   private resumeReading: (() => void) | undefined;
+  /** A macrotask is scheduled to go on after a time slice ran out. */
+  private sliced = false;
+  /** When the current slice of delivery work began (-1: no slice running). */
+  private sliceStart = -1;
+  private clockTicks = 0;
 
   /** @param host - The connection. */
   constructor(private readonly host: InboxHost) {}
@@ -80,13 +116,20 @@ export class Inbox {
    */
   push(message: unknown): void | Promise<void> {
     if (this.host.isClosed) return;
-    if (this.idle || this.passesHold(message) || this.passesYield(message)) {
+    if (this.idle) {
+      if (!this.blockedBy(message) && !this.overSlice()) {
+        this.deliver(message);
+        return;
+      }
+    } else if (this.passesHold(message) || this.passesYield(message)) {
       this.deliver(message);
       return;
     }
     this.backlog.push(message);
     this.noteStall();
-    if (this.backlog.length - this.head >= MAX_BACKLOG) {
+    // Reading pauses while the backlog is full, and until the next macrotask once the
+    // time slice ran out (parsing is work too).
+    if (this.backlog.length - this.head >= MAX_BACKLOG || this.overSlice()) {
       return new Promise<void>((resolve) => (this.resumeReading = resolve));
     }
   }
@@ -110,9 +153,50 @@ export class Inbox {
     this.wakeReader();
   }
 
-  private get idle(): boolean {
-    return this.hold === undefined && !this.yielding && this.head === this.backlog.length;
+  /**
+   * Our output drained (or the backed-up state ended otherwise): delivers what waited.
+   */
+  resume(): void {
+    if (this.head < this.backlog.length && !this.sliced) this.drain();
   }
+
+  private get idle(): boolean {
+    return (
+      this.hold === undefined && !this.yielding && !this.sliced && this.head === this.backlog.length
+    );
+  }
+
+  /** True when `message` adds output while our output is backed up: it waits. */
+  private blockedBy(message: unknown): boolean {
+    return this.host.isOutputBlocked && this.finishing === undefined && addsOutput(message);
+  }
+
+  /**
+   * True once the current time slice ran out (a macrotask that ends it is then pending).
+   * The clock is read only every few calls.
+   */
+  private overSlice(): boolean {
+    if (this.sliced) return true;
+    if ((++this.clockTicks & CLOCK_MASK) !== 0) return false;
+    const t = now();
+    if (this.sliceStart < 0) {
+      this.sliceStart = t;
+      nextTask(this.endSlice);
+      return false;
+    }
+    if (t - this.sliceStart < SLICE_MS) return false;
+    this.sliced = true;
+    return true;
+  }
+
+  /** A macrotask ran: the next delivery starts a new slice. */
+  private readonly endSlice = (): void => {
+    this.sliceStart = -1;
+    if (!this.sliced) return;
+    this.sliced = false;
+    this.drain();
+    this.wakeReaderIfRoom();
+  };
 
   /** Responses to requests sent during the hold, and `$/cancel_request`, go past it. */
   private passesHold(message: unknown): boolean {
@@ -121,7 +205,18 @@ export class Inbox {
     if (message.method === undefined) {
       return typeof message.id === "number" && message.id >= hold.firstRequestId;
     }
-    return message.method === CANCEL_REQUEST_METHOD;
+    return message.method === CANCEL_REQUEST_METHOD && !this.waitingRequest(message.params);
+  }
+
+  /** True when the request a `$/cancel_request` names is still in the backlog. */
+  private waitingRequest(params: unknown): boolean {
+    if (!isPlainObject(params)) return false;
+    const id = params.requestId;
+    for (let i = this.head; i < this.backlog.length; i++) {
+      const m = this.backlog[i];
+      if (isPlainObject(m) && m.id === id && typeof m.method === "string") return true;
+    }
+    return false;
   }
 
   /**
@@ -133,6 +228,7 @@ export class Inbox {
     return (
       this.yielding &&
       this.hold === undefined &&
+      !this.sliced &&
       this.head === this.backlog.length &&
       isPlainObject(message) &&
       message.method === undefined
@@ -193,6 +289,7 @@ export class Inbox {
       }
       if (this.yielding || this.hold !== undefined) break;
       const message = this.backlog[this.head];
+      if (this.blockedBy(message) || this.overSlice()) break;
       this.backlog[this.head++] = undefined;
       this.deliver(message);
     }
@@ -202,12 +299,22 @@ export class Inbox {
       this.backlog = [];
       this.head = 0;
     }
-    if (this.backlog.length - this.head < MAX_BACKLOG / 2) this.wakeReader();
-    if (this.finishing !== undefined && !this.yielding && this.head === this.backlog.length) {
+    this.wakeReaderIfRoom();
+    if (
+      this.finishing !== undefined &&
+      !this.yielding &&
+      !this.sliced &&
+      this.head === this.backlog.length
+    ) {
       const done = this.finishing;
       this.finishing = () => undefined;
       done();
     }
+  }
+
+  /** Lets the transport read on when the backlog has room and no slice ran out. */
+  private wakeReaderIfRoom(): void {
+    if (!this.sliced && this.backlog.length - this.head < MAX_BACKLOG / 2) this.wakeReader();
   }
 
   private wakeReader(): void {

@@ -24,6 +24,28 @@ const DESCRIPTIONS: Record<CloseCause, string> = {
   output_failed: "writing to the peer failed",
 };
 
+/** The message of a reason: an `Error`'s message, or a string; `undefined` when empty. */
+function reasonText(detail: unknown): string | undefined {
+  const text =
+    detail instanceof Error ? detail.message : typeof detail === "string" ? detail : undefined;
+  return text === "" ? undefined : text;
+}
+
+/**
+ * The message pending and later requests fail with. It carries the reason's message
+ * (`Connection closed: reading from the peer failed: stream exploded`; for `close(reason)`,
+ * `Connection closed: <reason>`), and without a reason it says `ACP connection closed`,
+ * the classic text.
+ */
+function closeMessage(cause: CloseCause, detail: unknown): string {
+  const reason = reasonText(detail);
+  if (cause === "closed_locally") {
+    return reason === undefined ? "ACP connection closed" : `Connection closed: ${reason}`;
+  }
+  if (reason === undefined) return `ACP connection closed: ${DESCRIPTIONS[cause]}`;
+  return `Connection closed: ${DESCRIPTIONS[cause]}: ${reason}`;
+}
+
 /** Open/closed state, `signal` and `closed`. */
 export class Lifecycle {
   private readonly controller = new AbortController();
@@ -58,12 +80,7 @@ export class Lifecycle {
     beforeSignal: (error: ConnectionError) => void,
   ): ConnectionError | undefined {
     if (this.closeError !== undefined) return undefined;
-    // A reason given to close() says best what happened (for example "the agent exited").
-    const reason =
-      cause === "closed_locally" && detail instanceof Error && detail.message !== ""
-        ? detail.message
-        : DESCRIPTIONS[cause];
-    const message = `Connection closed: ${reason}`;
+    const message = closeMessage(cause, detail);
     const error = new ConnectionError(
       "connection_closed",
       message,

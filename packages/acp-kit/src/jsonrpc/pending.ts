@@ -118,6 +118,11 @@ export class PendingRequests {
     this.byId.set(request.id, request);
   }
 
+  /** True while the request with this id waits for its answer. */
+  has(id: JsonRpcId): boolean {
+    return this.byId.has(id);
+  }
+
   /** Removes and returns the request with this id, if it is still waiting. */
   take(id: unknown): PendingRequest | undefined {
     const request = this.byId.get(id as JsonRpcId);

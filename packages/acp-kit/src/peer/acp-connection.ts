@@ -8,11 +8,13 @@
 import {
   JsonRpcConnection,
   type ConnectionOptions,
+  type MessageObserver,
   type SendRequestOptions,
 } from "../jsonrpc/connection.js";
 import type { Router } from "../jsonrpc/dispatch.js";
 import type { Stream } from "../jsonrpc/messages.js";
 import type { ResultShape } from "../jsonrpc/pending.js";
+import type { Transport } from "../transport/transport.js";
 import type { MethodHandler } from "../schema/method-spec.js";
 import { outboundSpecs } from "./router.js";
 
@@ -45,7 +47,7 @@ export class AcpConnectionCore {
   private readonly resultShapes: ReadonlyMap<string, ResultShape>;
 
   constructor(
-    stream: Stream,
+    stream: Stream | Transport,
     peerSide: PeerSide,
     router: () => Router,
     options: AcpConnectionOptions | undefined,
@@ -71,5 +73,10 @@ export class AcpConnectionCore {
 
   notify(method: string, params: unknown): Promise<void> {
     return this.rpc.notify(method, params);
+  }
+
+  /** Sees every message in and out; see {@link JsonRpcConnection.observe}. */
+  observe(listener: MessageObserver): () => void {
+    return this.rpc.observe(listener);
   }
 }

@@ -5,8 +5,9 @@
  * @module
  */
 import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
-import type { Transport, TransportOptions, TransportSink } from "./transport.js";
+import type { Transport, TransportContext, TransportSink } from "./transport.js";
 
+/** @internal */
 export class MessageStreamTransport implements Transport {
   private writer: WritableStreamDefaultWriter<AnyMessage> | undefined;
   private reader: ReadableStreamDefaultReader<AnyMessage> | undefined;
@@ -15,7 +16,7 @@ export class MessageStreamTransport implements Transport {
 
   constructor(
     private readonly stream: Stream,
-    _options: TransportOptions,
+    _context: TransportContext,
   ) {}
 
   start(sink: TransportSink): void {
@@ -50,7 +51,7 @@ export class MessageStreamTransport implements Transport {
         const { value, done } = await reader.read();
         if (done) break;
         const pause = sink.message(value);
-        sink.endOfChunk?.();
+        sink.endOfChunk();
         if (pause !== undefined) await pause;
       }
       if (!this.closing) sink.closed(undefined, "input");

@@ -6,11 +6,15 @@
  * `-32700` (id `null`) and skipped; a line over `maxMessageBytes` is dropped, answered
  * `-32600` when it was a request whose id could be recovered, and the connection lives on.
  *
- * Writing: one long-lived writer; a message is written at once when no write is in flight,
- * and messages queued meanwhile are joined into the next single chunk (no added latency,
- * bounded by a high-water mark that pushes back on senders). While that queue is over the
- * mark, reading pauses too: a peer that sends requests but does not read our answers
- * cannot make them pile up in memory.
+ * Writing: a message is written at once when no write is in flight, and messages queued
+ * meanwhile are joined into the next single chunk (no added latency, bounded by a
+ * high-water mark that pushes back on senders). The output's writer is taken for each
+ * such chunk and released when it is written, so the stream is locked only while a write
+ * is in flight: its owner may close or abort it, which ends the connection.
+ *
+ * Reading never waits for the output: the connection holds back what would add output
+ * (see `inbox.ts`). Parse-error answers are dropped, and counted in the log, while the
+ * output is backed up, so that a peer printing junk cannot fill our memory with them.
  *
  * @module
  */
@@ -19,12 +23,7 @@ import { ErrorCodes } from "../jsonrpc/errors.js";
 import { LineSplitter, type OversizedLine } from "./line-splitter.js";
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
-import {
-  TRANSPORT_FACTORY,
-  type Transport,
-  type TransportOptions,
-  type TransportSink,
-} from "./transport.js";
+import type { Transport, TransportContext, TransportSink } from "./transport.js";
 
 /**
  * The default limit on one inbound message: 64 MiB. Generous enough for large file
@@ -70,7 +69,6 @@ const NOOP = (): void => undefined;
 
 /** The fast transport behind {@link ndJsonStream}. */
 class NdJsonTransport implements Transport {
-  private writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   private readonly encoder = new TextEncoder();
   private slab = new Uint8Array(0);
@@ -83,6 +81,8 @@ class NdJsonTransport implements Transport {
   private closing = false;
   private failed = false;
   private sink: TransportSink | undefined;
+  /** Error answers dropped because the output was backed up (reported in the log). */
+  private droppedAnswers = 0;
 
   constructor(
     private readonly output: WritableStream<Uint8Array>,
@@ -142,36 +142,39 @@ class NdJsonTransport implements Transport {
         });
         this.failed = true;
         this.releaseWaiters();
-        this.writer?.abort(new Error("closed before queued output could be written")).catch(NOOP);
+        if (!this.output.locked) {
+          this.output.abort(new Error("closed before queued output could be written")).catch(NOOP);
+        }
         return;
       }
     }
     this.releaseWaiters();
-    const writer = this.acquireWriter();
-    if (writer !== undefined && !this.failed) await writer.close().catch(NOOP);
+    // Closed or locked by its owner meanwhile: nothing to close.
+    if (!this.failed && !this.output.locked) await this.output.close().catch(NOOP);
   }
 
-  /** Resolves when the queued output is under the high-water mark (or cannot be written). */
-  private outputDrained(): Promise<void> | undefined {
-    if (this.queuedChars <= HIGH_WATER_CHARS || this.failed || this.closing) return undefined;
-    return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
-  }
-
-  private acquireWriter(): WritableStreamDefaultWriter<Uint8Array> | undefined {
-    if (this.writer === undefined && !this.failed) {
-      try {
-        this.writer = this.output.getWriter();
-      } catch (error) {
-        this.onWriteError(error);
-      }
-    }
-    return this.writer;
-  }
-
+  /**
+   * Writes one chunk, holding the output's lock only while the write is in flight (the
+   * stream's owner may close or abort it between writes).
+   */
   private write(text: string): void {
-    const writer = this.acquireWriter();
-    if (writer === undefined) return;
-    writer.write(this.encode(text)).then(this.afterWrite, this.onWriteError);
+    let writer: WritableStreamDefaultWriter<Uint8Array>;
+    try {
+      writer = this.output.getWriter();
+    } catch (error) {
+      this.onWriteError(error);
+      return;
+    }
+    writer.write(this.encode(text)).then(
+      () => {
+        writer.releaseLock();
+        this.afterWrite();
+      },
+      (error: unknown) => {
+        writer.releaseLock();
+        this.onWriteError(error);
+      },
+    );
   }
 
   /**
@@ -253,10 +256,8 @@ class NdJsonTransport implements Transport {
             if (pause !== undefined) await pause;
           }
         }
-        sink.endOfChunk?.();
+        sink.endOfChunk();
         if (this.isClosing()) return;
-        const drained = this.outputDrained();
-        if (drained !== undefined) await drained;
       }
       if (this.isClosing()) return;
       const last = splitter.end();
@@ -266,7 +267,7 @@ class NdJsonTransport implements Transport {
             ? this.deliverLine(last, sink)
             : this.deliverOversized(last, sink);
         if (pause !== undefined) await pause;
-        sink.endOfChunk?.();
+        sink.endOfChunk();
       }
       if (!this.closing) sink.closed(undefined, "input");
     } catch (error) {
@@ -315,12 +316,25 @@ class NdJsonTransport implements Transport {
     sink.oversized({ bytes, envelope, maxBytes: this.maxBytes });
   }
 
+  /**
+   * Answers a line the connection never sees. While the output is backed up the answer is
+   * dropped instead (a peer that writes junk without reading must not fill our memory,
+   * nor make us stop reading); the first drop, and every 1,000th, is logged.
+   */
   private answerError(
     id: string | number | null,
     code: number,
     message: string,
     data?: unknown,
   ): void {
+    if (this.queuedChars > HIGH_WATER_CHARS) {
+      if (this.droppedAnswers++ % 1000 === 0) {
+        this.logger.warn?.("Dropped error answers to bad input: the output is backed up", {
+          dropped: this.droppedAnswers,
+        });
+      }
+      return;
+    }
     const error = data === undefined ? { code, message } : { code, message, data };
     void this.send({ jsonrpc: "2.0", id, error });
   }
@@ -338,6 +352,7 @@ function readableFacade(transport: NdJsonTransport, maxBytes: number): ReadableS
             return new Promise<void>((resolve) => (pullWaiter = resolve));
           }
         },
+        endOfChunk: NOOP,
         oversized({ envelope }: { envelope: EnvelopeInfo }) {
           // A dropped response still settles its request: answer it with a local error.
           if (envelope.hasOutcome && !envelope.hasMethod && envelope.id !== undefined) {
@@ -388,20 +403,30 @@ function writableFacade(transport: NdJsonTransport): WritableStream<AnyMessage> 
 }
 
 /**
+ * What {@link ndJsonStream} returns: a classic {@link Stream} of messages (its `readable`
+ * and `writable`) that is also a {@link Transport}. A connection uses the transport side,
+ * which skips the message-level Web Streams (one parse per line, coalesced writes); other
+ * code may use the stream side. One consumer only: whichever side is used first.
+ */
+export type NdJsonStream = Stream & Transport;
+
+/**
  * Frames JSON-RPC messages as newline-delimited JSON over a pair of byte streams.
  *
  * @param output - Where messages are written (for an agent: its stdout; for a client: the
- *   agent's stdin).
+ *   agent's stdin). It is locked only while a write is in flight: its owner may close or
+ *   abort it, which closes the connection.
  * @param input - Where messages are read from (for an agent: its stdin; for a client: the
  *   agent's stdout).
  * @param options - Size limit and logger; see {@link NdJsonStreamOptions}.
- * @returns A {@link Stream} to hand to a connection. It can be used by one consumer only.
+ * @returns A {@link Stream} to hand to a connection, which is also a {@link Transport}.
+ *   It can be used by one consumer only.
  */
 export function ndJsonStream(
   output: WritableStream<Uint8Array>,
   input: ReadableStream<Uint8Array>,
   options?: NdJsonStreamOptions,
-): Stream {
+): NdJsonStream {
   const maxBytes = resolveMaxBytes(options?.maxMessageBytes);
   const transport = new NdJsonTransport(output, input, maxBytes, options?.logger ?? silentLogger);
   let claimed: "facade" | "transport" | undefined;
@@ -411,11 +436,9 @@ export function ndJsonStream(
     if (claimed !== undefined && claimed !== by) {
       throw new Error("This ndJsonStream is already in use by a connection");
     }
-    if (by === "transport" && claimed === "transport") {
-      throw new Error("This ndJsonStream is already in use by another connection");
-    }
     claimed = by;
   };
+  let started = false;
   return {
     get readable(): ReadableStream<AnyMessage> {
       claim("facade");
@@ -425,10 +448,21 @@ export function ndJsonStream(
       claim("facade");
       return (writable ??= writableFacade(transport));
     },
-    [TRANSPORT_FACTORY](transportOptions: TransportOptions): Transport {
+    start(sink: TransportSink, context?: TransportContext): void {
       claim("transport");
-      if (options?.logger === undefined) transport.setLogger(transportOptions.logger);
-      return transport;
+      if (started) throw new Error("This ndJsonStream is already in use by another connection");
+      started = true;
+      if (options?.logger === undefined && context !== undefined) {
+        transport.setLogger(context.logger);
+      }
+      transport.start(sink);
     },
-  } as Stream;
+    send(message: object): void | Promise<void> {
+      claim("transport");
+      return transport.send(message);
+    },
+    close(): Promise<void> {
+      return transport.close();
+    },
+  };
 }

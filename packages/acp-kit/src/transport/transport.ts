@@ -1,61 +1,119 @@
 /**
- * The internal interface between a connection and what carries its messages.
+ * The {@link Transport} interface: what carries a connection's messages. Implement it to
+ * run ACP over anything (a socket, HTTP, a worker port); {@link ndJsonStream} and
+ * {@link memoryTransportPair} are its implementations here.
  *
- * A {@link Stream} of message objects is the public currency. Streams made by
- * {@link ndJsonStream} also carry a hidden transport factory, which a connection uses to
- * skip the message-level Web Streams entirely (one parse per line, coalesced writes).
+ * A transport moves whole JSON-RPC messages. The connection above it does everything
+ * else: ids, answers, validation, ordering, cancellation, closing.
  *
  * @module
  */
 import type { Logger } from "../jsonrpc/logger.js";
-import type { EnvelopeInfo } from "./envelope-scanner.js";
 import type { Stream } from "../jsonrpc/messages.js";
+import type { EnvelopeInfo } from "./envelope-scanner.js";
 import { MessageStreamTransport } from "./message-stream-transport.js";
 
-/** Receives what a transport reads. */
+export type { EnvelopeInfo } from "./envelope-scanner.js";
+
+/** A message a transport dropped because it was too large: see {@link TransportSink.oversized}. */
+export interface OversizedMessage {
+  /** Its size in bytes. */
+  readonly bytes: number;
+  /** What could be recovered of it without parsing it whole (id, whether it had a method). */
+  readonly envelope: EnvelopeInfo;
+  /** The transport's limit. */
+  readonly maxBytes: number;
+}
+
+/**
+ * Where a transport delivers what it reads. The connection implements it and passes it
+ * to {@link Transport.start}; a transport calls it, never the other way round.
+ */
 export interface TransportSink {
   /**
-   * One parsed JSON value (normally a message object; the connection answers anything
-   * else). Returning a promise pauses delivery of later messages until it settles.
+   * One message read from the peer: a parsed JSON value (normally a message object; the
+   * connection answers anything else). When it returns a promise, the transport stops
+   * reading until the promise settles (the connection has a backlog, or yields to the
+   * event loop). Call it once per message, in order, never re-entrantly.
    */
   message(message: unknown): void | Promise<void>;
-  /** The messages read together (one chunk of input) have all been handed over. */
-  endOfChunk?(): void;
-  /** A message was too large and was dropped; requests among them were already answered. */
-  oversized(info: { bytes: number; envelope: EnvelopeInfo; maxBytes: number }): void;
   /**
-   * The input ended (`error` undefined) or failed (`direction` "input"), or a write
-   * failed (`direction` "output").
+   * Optional to call: the messages read together (one chunk of input) have all been
+   * handed over. Lets the connection run the code awaiting a response before it handles
+   * a request that came in the same chunk, as if they had come in two reads.
+   */
+  endOfChunk(): void;
+  /**
+   * Optional to call: a message was larger than the transport's limit and was dropped.
+   * The connection fails the request a dropped response answered. (A transport answers a
+   * dropped request itself, or lets it go unanswered.)
+   */
+  oversized(info: OversizedMessage): void;
+  /**
+   * The input ended (`error` undefined) or failed (`direction` `"input"`), or sending
+   * failed (`direction` `"output"`). The connection then closes and calls
+   * {@link Transport.close}. Call it at most once per direction, and not after `close()`.
    */
   closed(error: unknown, direction: "input" | "output"): void;
 }
 
-/** Options a connection passes to the transport it starts. */
-export interface TransportOptions {
+/** What a connection passes to the transport it starts. */
+export interface TransportContext {
+  /** Where the transport may report what it cannot tell the connection (bad input, drops). */
   readonly logger: Logger;
 }
 
-/** Carries messages for one connection. */
+/**
+ * Carries one connection's messages in both directions. A connection calls `start` once,
+ * then `send` for every message it writes, and `close` once when it closes.
+ *
+ * ```ts
+ * class PortTransport implements Transport {
+ *   constructor(private readonly port: MessagePort) {}
+ *   start(sink: TransportSink): void {
+ *     this.port.onmessage = (event) => void sink.message(event.data);
+ *     this.port.onmessageerror = (event) => sink.closed(event, "input");
+ *   }
+ *   send(message: object): void {
+ *     this.port.postMessage(message);
+ *   }
+ *   close(): Promise<void> {
+ *     this.port.close();
+ *     return Promise.resolve();
+ *   }
+ * }
+ * const connection = new ClientSideConnection(toClient, new PortTransport(port));
+ * ```
+ */
 export interface Transport {
-  /** Starts reading; called once. */
-  start(sink: TransportSink): void;
+  /** Starts reading: from now on, deliver what is read to `sink`. Called once. */
+  start(sink: TransportSink, context?: TransportContext): void;
   /**
-   * Serialises and queues a message. Throws synchronously when it cannot be serialised.
-   * Returns a promise only when the queue is over its high-water mark (backpressure).
+   * Queues a message for the peer, in order. Throw synchronously when it cannot be
+   * serialised; report a failure to write through {@link TransportSink.closed}. Return a
+   * promise only when the queue is over the transport's high-water mark: it resolves
+   * when the queue drained, and meanwhile the connection holds back what adds output
+   * (its own requests and notifications, and handling the peer's requests) while it
+   * keeps reading.
    */
   send(message: object): void | Promise<void>;
-  /** Flushes queued messages (bounded), closes the output and releases the input. */
+  /**
+   * Writes what is queued (give up after a bounded time), ends the output and stops
+   * reading. Called once, when the connection closes; `sink` gets no more calls after.
+   */
   close(): Promise<void>;
 }
 
-/** The hidden property through which {@link ndJsonStream} streams expose their transport. */
-export const TRANSPORT_FACTORY: unique symbol = Symbol.for("acp-kit.transport-factory");
+/** True for an object that implements {@link Transport}. */
+export function isTransport(value: unknown): value is Transport {
+  if (typeof value !== "object" || value === null) return false;
+  const t = value as Partial<Record<keyof Transport, unknown>>;
+  return (
+    typeof t.start === "function" && typeof t.send === "function" && typeof t.close === "function"
+  );
+}
 
-/** A stream that may carry a transport factory. */
-type MaybeFast = Stream & { [TRANSPORT_FACTORY]?: (options: TransportOptions) => Transport };
-
-/** The transport for a stream: its own fast one if it has one, a generic one otherwise. */
-export function transportFor(stream: Stream, options: TransportOptions): Transport {
-  const factory = (stream as MaybeFast)[TRANSPORT_FACTORY];
-  return factory !== undefined ? factory(options) : new MessageStreamTransport(stream, options);
+/** The transport for what a connection was given: itself, or a generic one over a stream. */
+export function transportFor(carrier: Stream | Transport, context: TransportContext): Transport {
+  return isTransport(carrier) ? carrier : new MessageStreamTransport(carrier, context);
 }

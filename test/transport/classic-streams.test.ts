@@ -1,0 +1,192 @@
+/**
+ * The classic API's stream and error behaviour (issue 9, item 3), checked side by side
+ * with the classic SDK (`acp-sdk-classic` 1.9.0, whose answers are those of the official
+ * SDK 2.4.0 too) where it behaves the same, and on its own where acp-kit goes further.
+ */
+import * as classic from "acp-sdk-classic";
+import { describe, expect, it } from "vitest";
+import * as ours from "../../src/index.js";
+import {
+  ClientSideConnection,
+  ConnectionError,
+  ndJsonStream,
+  type Agent,
+  type Client,
+} from "../../src/index.js";
+
+const agentImpl = (): Agent => ({
+  initialize: () =>
+    Promise.resolve({ protocolVersion: ours.PROTOCOL_VERSION, agentCapabilities: {} }),
+  newSession: () => Promise.resolve({ sessionId: "s" }),
+  authenticate: () => Promise.resolve({}),
+  cancel: () => Promise.resolve(),
+  prompt: (params) => {
+    const first = params.prompt[0];
+    const text = first?.type === "text" ? first.text : "";
+    if (text === "plain") throw new Error("boom at /home/user/secret");
+    if (text === "json") throw new Error('{"reason":"quota"}');
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler may throw anything
+    if (text === "string") throw "a string";
+    return new Promise(() => undefined); // never answers
+  },
+});
+
+const clientImpl = (): Client => ({
+  requestPermission: () => Promise.resolve({ outcome: { outcome: "cancelled" } }),
+  sessionUpdate: () => Promise.resolve(),
+});
+
+type Lib = typeof ours;
+const libs: [string, Lib][] = [
+  ["classic 1.9.0", classic as unknown as Lib],
+  ["acp-kit", ours],
+];
+
+/** An agent and a client of `lib` joined by two in-memory byte pipes. */
+function pair(lib: Lib, options?: ours.AcpConnectionOptions) {
+  const toClient = new TransformStream<Uint8Array, Uint8Array>();
+  const toAgent = new TransformStream<Uint8Array, Uint8Array>();
+  const agent = new lib.AgentSideConnection(
+    agentImpl,
+    lib.ndJsonStream(toClient.writable, toAgent.readable),
+    ...(options === undefined ? [] : [options]),
+  );
+  const clientOutput = toAgent.writable;
+  const client = new lib.ClientSideConnection(
+    clientImpl,
+    lib.ndJsonStream(clientOutput, toClient.readable),
+  );
+  return { agent, client, clientOutput };
+}
+
+const errorOf = async (p: Promise<unknown>): Promise<Record<string, unknown>> => {
+  const error = (await p.then(
+    () => new Error("resolved"),
+    (e: unknown) => e,
+  )) as ours.RequestError;
+  return { code: error.code, message: error.message, data: error.data };
+};
+
+const prompt = (text: string) => ({ sessionId: "s", prompt: [{ type: "text" as const, text }] });
+
+describe("error answers are shaped as the official SDK shapes them", () => {
+  it("a thrown Error is -32603 with data.details, -32601 names the method in data", async () => {
+    const answers: Record<string, Record<string, unknown>[]> = {};
+    for (const [name, lib] of libs) {
+      const { client } = pair(lib);
+      answers[name] = [
+        await errorOf(client.prompt(prompt("plain"))),
+        await errorOf(client.prompt(prompt("json"))),
+        await errorOf(client.prompt(prompt("string"))),
+        await errorOf(client.extMethod("_nope/x", {})),
+      ];
+    }
+    expect(answers["acp-kit"]).toEqual(answers["classic 1.9.0"]);
+    expect(answers["acp-kit"]).toEqual([
+      { code: -32603, message: "Internal error", data: { details: "boom at /home/user/secret" } },
+      { code: -32603, message: "Internal error", data: { reason: "quota" } },
+      { code: -32603, message: "Internal error", data: {} },
+      { code: -32601, message: '"Method not found": _nope/x', data: { method: "_nope/x" } },
+    ]);
+  });
+
+  it("exposeErrors: false keeps a thrown Error's message from the peer", async () => {
+    const { client } = pair(ours, { exposeErrors: false });
+    expect(await errorOf(client.prompt(prompt("plain")))).toEqual({
+      code: -32603,
+      message: "Internal error",
+      data: undefined,
+    });
+    // A RequestError is meant for the peer: it still goes out as it is.
+    expect(await errorOf(client.extMethod("_nope/x", {}))).toMatchObject({ code: -32601 });
+  });
+});
+
+describe("the streams passed in stay the caller's", () => {
+  it("the output is unlocked between writes: closing it works and ends the connection", async () => {
+    for (const [name, lib] of libs) {
+      const { client, clientOutput } = pair(lib);
+      await client.initialize({ protocolVersion: ours.PROTOCOL_VERSION, clientCapabilities: {} });
+      expect(clientOutput.locked, name).toBe(false);
+      await expect(clientOutput.close(), name).resolves.toBeUndefined();
+    }
+    // acp-kit then closes both ends (the classic client stays open for ever).
+    const { agent, client, clientOutput } = pair(ours);
+    await client.newSession({ cwd: "/", mcpServers: [] });
+    await clientOutput.close();
+    await agent.closed;
+    await client.closed;
+    const error = await client.newSession({ cwd: "/", mcpServers: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect((error as Error).message).toContain("ACP connection closed");
+  });
+
+  it("aborting the output closes the connection with the reason", async () => {
+    const written: Uint8Array[] = [];
+    const output = new WritableStream<Uint8Array>({ write: (chunk) => void written.push(chunk) });
+    const client = new ClientSideConnection(
+      clientImpl,
+      ndJsonStream(output, new ReadableStream<Uint8Array>()),
+    );
+    const first = client.newSession({ cwd: "/", mcpServers: [] }).catch((e: unknown) => e);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(written.length).toBe(1);
+    const reason = new Error("the user pulled the plug");
+    await output.abort(reason);
+    const error = (await client
+      .newSession({ cwd: "/", mcpServers: [] })
+      .catch((e: unknown) => e)) as Error;
+    for (const e of [error, (await first) as Error]) {
+      expect(e).toBeInstanceOf(ConnectionError);
+      expect(e.message).toContain("the user pulled the plug");
+      expect(e.cause).toBe(reason);
+    }
+  });
+});
+
+describe("a connection closed by a failing stream says why", () => {
+  it("input fails: pending and later requests carry the reason's message and cause", async () => {
+    const reason = new Error("stream exploded");
+    let fail!: (e: unknown) => void;
+    const input = new ReadableStream<Uint8Array>({ start: (c) => void (fail = (e) => c.error(e)) });
+    const client = new ClientSideConnection(clientImpl, ndJsonStream(new WritableStream(), input));
+    const pending = client.newSession({ cwd: "/", mcpServers: [] }).catch((e: unknown) => e);
+    fail(reason);
+    const later = await client.newSession({ cwd: "/", mcpServers: [] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    for (const error of [await pending, later] as Error[]) {
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error.message).toContain("stream exploded");
+      expect(error.cause).toBe(reason);
+      expect(error).toMatchObject({ code: "connection_closed" });
+    }
+  });
+
+  it("output fails: pending and later requests carry the reason's message and cause", async () => {
+    const reason = new Error("write failed");
+    const output = new WritableStream<Uint8Array>({ write: () => Promise.reject(reason) });
+    const input = new ReadableStream<Uint8Array>();
+    const client = new ClientSideConnection(clientImpl, ndJsonStream(output, input));
+    const pending = client.newSession({ cwd: "/", mcpServers: [] }).catch((e: unknown) => e);
+    await client.closed;
+    const later = await client.newSession({ cwd: "/", mcpServers: [] }).catch((e: unknown) => e);
+    for (const error of [await pending, later] as Error[]) {
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error.message).toContain("write failed");
+      expect(error.cause).toBe(reason);
+    }
+  });
+
+  it("close() without a reason: requests reject saying ACP connection closed", async () => {
+    const { client } = pair(ours);
+    const pending = client.prompt(prompt("wait")).catch((e: unknown) => e);
+    client.close();
+    const later = await client.newSession({ cwd: "/", mcpServers: [] }).catch((e: unknown) => e);
+    for (const error of [await pending, later] as Error[]) {
+      expect(error).toBeInstanceOf(ConnectionError);
+      expect(error.message).toContain("ACP connection closed");
+    }
+  });
+});
