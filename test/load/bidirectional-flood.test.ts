@@ -11,8 +11,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { afterEach, expect, it } from "vitest";
-import { spawnAgent, type SpawnedAgent } from "../../src/node/index.js";
-import { PROTOCOL_VERSION } from "../../src/index.js";
+import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/index.js";
+import { PROTOCOL_VERSION } from "../../packages/acp-kit/src/index.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/flood-agent.ts", import.meta.url));

@@ -5,14 +5,14 @@
  */
 import * as classic from "acp-sdk-classic";
 import { describe, expect, it } from "vitest";
-import * as ours from "../../src/index.js";
+import * as ours from "../../packages/acp-kit/src/index.js";
 import {
   ClientSideConnection,
   ConnectionError,
   ndJsonStream,
   type Agent,
   type Client,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 
 const agentImpl = (): Agent => ({
   initialize: () =>

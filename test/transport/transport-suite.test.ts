@@ -15,7 +15,7 @@ import {
   type Stream,
   type Transport,
   type TransportSink,
-} from "../../src/index.js";
+} from "../../packages/acp-kit/src/index.js";
 
 interface Pair {
   readonly a: Transport | Stream;

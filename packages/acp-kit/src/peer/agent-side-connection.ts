@@ -4,7 +4,9 @@
  * @module
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
+import type { MessageObserver } from "../jsonrpc/connection.js";
 import type { Stream } from "../jsonrpc/messages.js";
+import type { Transport } from "../transport/transport.js";
 import type { ClientNotificationTypes, ClientRequestTypes } from "../schema/methods.gen.js";
 import type * as schema from "../schema/types.gen.js";
 import { AcpConnectionCore, type AcpConnectionOptions } from "./acp-connection.js";
@@ -27,12 +29,12 @@ export class AgentSideConnection {
    * Connects your agent to a client over `stream`.
    *
    * @param toAgent - Creates your agent; it receives this connection to call the client with.
-   * @param stream - The message stream, usually `ndJsonStream(stdout, stdin)`.
+   * @param stream - The message stream or transport, usually `ndJsonStream(stdout, stdin)`.
    * @param options - Logger and default request timeout.
    */
   constructor(
     toAgent: (connection: AgentSideConnection) => Agent,
-    stream: Stream,
+    stream: Stream | Transport,
     options?: AcpConnectionOptions,
   ) {
     const holder: { agent?: Agent } = {};
@@ -180,6 +182,14 @@ export class AgentSideConnection {
   /** Sends an extension notification (the classic spelling of {@link AgentSideConnection.notify}). */
   extNotification(method: string, params: Record<string, unknown>): Promise<void> {
     return this.core.notify(method, params);
+  }
+
+  /**
+   * Sees every message in and out, in order (`direction` `"in"` or `"out"`, the message
+   * object). Returns a function that stops observing. Listeners must not throw or block.
+   */
+  observe(listener: MessageObserver): () => void {
+    return this.core.observe(listener);
   }
 
   /** Aborts when the connection closes. */

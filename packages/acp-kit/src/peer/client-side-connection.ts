@@ -4,7 +4,9 @@
  * @module
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
+import type { MessageObserver } from "../jsonrpc/connection.js";
 import type { Stream } from "../jsonrpc/messages.js";
+import type { Transport } from "../transport/transport.js";
 import type { AgentNotificationTypes, AgentRequestTypes } from "../schema/methods.gen.js";
 import type * as schema from "../schema/types.gen.js";
 import { AcpConnectionCore, type AcpConnectionOptions } from "./acp-connection.js";
@@ -28,10 +30,14 @@ export class ClientSideConnection implements Agent {
    * Connects your client to an agent over `stream`.
    *
    * @param toClient - Creates your client; it receives this connection (the agent).
-   * @param stream - The message stream, usually `ndJsonStream(agent.stdin, agent.stdout)`.
+   * @param stream - The message stream or transport, usually `ndJsonStream(agent.stdin, agent.stdout)`.
    * @param options - Logger and default request timeout.
    */
-  constructor(toClient: (agent: Agent) => Client, stream: Stream, options?: AcpConnectionOptions) {
+  constructor(
+    toClient: (agent: Agent) => Client,
+    stream: Stream | Transport,
+    options?: AcpConnectionOptions,
+  ) {
     const holder: { client?: Client } = {};
     this.core = new AcpConnectionCore(
       stream,
@@ -431,6 +437,14 @@ export class ClientSideConnection implements Agent {
   /** Sends an extension notification (the classic spelling of {@link ClientSideConnection.notify}). */
   extNotification(method: string, params: Record<string, unknown>): Promise<void> {
     return this.core.notify(method, params);
+  }
+
+  /**
+   * Sees every message in and out, in order (`direction` `"in"` or `"out"`, the message
+   * object). Returns a function that stops observing. Listeners must not throw or block.
+   */
+  observe(listener: MessageObserver): () => void {
+    return this.core.observe(listener);
   }
 
   /** Aborts when the connection closes. */
