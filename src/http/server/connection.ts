@@ -1,0 +1,301 @@
+/**
+ * One ACP connection served over HTTP or WebSocket: the agent's message stream, the routing
+ * of its output onto streams (as the official SDK routes it), limits and lifetime.
+ *
+ * @module
+ */
+import type { AnyMessage, Stream } from "../../jsonrpc/messages.js";
+import { OutboundStream, type RetentionLimits } from "./outbound-stream.js";
+import type { AcpPrincipal, ConnectionCloseReason } from "./options.js";
+
+/** Where a message goes: a session's stream, or the connection stream (`null`). */
+export type Route = string | null;
+
+/** Limits a connection enforces. */
+export interface ConnectionLimits {
+  readonly maxBufferedBytesPerStream: number;
+  readonly maxOutputStallMs: number;
+  readonly maxStreamsPerConnection: number;
+  readonly idleTimeoutMs: number;
+  readonly retention: RetentionLimits | undefined;
+}
+
+/** Raised when a session stream would exceed `maxStreamsPerConnection`. */
+export class StreamLimitError extends Error {
+  constructor() {
+    super("Too many streams on this connection");
+    this.name = "StreamLimitError";
+  }
+}
+
+/** Raised for a message sent to a connection that has ended. */
+export class ConnectionClosedError extends Error {
+  constructor() {
+    super("ACP connection is closed");
+    this.name = "ConnectionClosedError";
+  }
+}
+
+/** What the server needs to create a connection. */
+export interface ConnectionInit {
+  readonly id: string;
+  readonly transport: "http" | "websocket";
+  readonly principal: AcpPrincipal | undefined;
+  readonly limits: ConnectionLimits;
+  readonly onClose: (connection: ServedConnection, reason: ConnectionCloseReason) => void;
+}
+
+/** Key of a JSON-RPC id in route maps. */
+export function idKey(id: unknown): string | undefined {
+  if (typeof id === "string") return `s:${id}`;
+  if (typeof id === "number") return `n:${id}`;
+  if (id === null) return "null";
+  return undefined;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The string `params.sessionId` of a request or notification, if any. */
+export function paramsSessionId(message: Record<string, unknown>): string | undefined {
+  const params = message.params;
+  if (!isRecord(params)) return undefined;
+  return typeof params.sessionId === "string" ? params.sessionId : undefined;
+}
+
+/** See the module comment. */
+export class ServedConnection {
+  readonly id: string;
+  readonly transport: "http" | "websocket";
+  readonly principal: AcpPrincipal | undefined;
+  /** The connection-level stream (HTTP) or the socket's single stream (WebSocket). */
+  readonly connectionStream: OutboundStream;
+  readonly sessionStreams = new Map<string, OutboundStream>();
+  /** Client request id → route of its response. */
+  readonly pendingRoutes = new Map<string, Route>();
+  /** Agent request id → the session it went to (for the client's answer). */
+  readonly clientResponseRoutes = new Map<string, Route>();
+  /** Client → agent JSON-RPC messages accepted (WebSocket resume bookkeeping). */
+  receivedCount = 0;
+  /** The agent was handed its stream and answered `initialize`. */
+  initialized = false;
+  closed = false;
+  closeReason: ConnectionCloseReason | undefined;
+  /** Aborted when the connection ends. */
+  readonly signal: AbortSignal;
+
+  private readonly limits: ConnectionLimits;
+  private readonly onClose: ConnectionInit["onClose"];
+  private readonly abortController = new AbortController();
+  private inbound: ReadableStreamDefaultController<AnyMessage> | undefined;
+  private initWaiter:
+    | {
+        key: string;
+        augment: (message: AnyMessage) => AnyMessage;
+        resolve: (message: AnyMessage) => void;
+      }
+    | undefined;
+  private receivers = 0;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private lastActivity = Date.now();
+  private routeChain: Promise<void> = Promise.resolve();
+
+  constructor(init: ConnectionInit) {
+    this.id = init.id;
+    this.transport = init.transport;
+    this.principal = init.principal;
+    this.limits = init.limits;
+    this.onClose = init.onClose;
+    this.signal = this.abortController.signal;
+    this.connectionStream = this.newStream();
+    this.scheduleIdle();
+  }
+
+  /** The message stream handed to the agent factory. */
+  createAgentStream(): Stream {
+    const readable = new ReadableStream<AnyMessage>({
+      start: (controller) => {
+        this.inbound = controller;
+      },
+    });
+    const writable = new WritableStream<AnyMessage>({
+      write: (message) => this.route(message),
+      close: () => this.agentEnded(),
+      abort: () => this.agentEnded(),
+    });
+    return { readable, writable };
+  }
+
+  /** Hands a client message to the agent. */
+  deliver(message: AnyMessage): void {
+    if (this.closed || this.inbound === undefined) throw new ConnectionClosedError();
+    this.touch();
+    this.receivedCount++;
+    this.inbound.enqueue(message);
+  }
+
+  /**
+   * Sends `initialize` and resolves with the agent's response to it, passed through
+   * `augment`. Over WebSocket the response is also the socket stream's first message.
+   */
+  initialize(
+    message: AnyMessage & { id: string | number },
+    augment: (message: AnyMessage) => AnyMessage,
+  ): Promise<AnyMessage> {
+    const key = idKey(message.id) ?? "";
+    const answer = new Promise<AnyMessage>((resolve, reject) => {
+      this.initWaiter = { key, augment, resolve };
+      this.signal.addEventListener("abort", () => reject(new ConnectionClosedError()), {
+        once: true,
+      });
+    });
+    this.deliver(message);
+    return answer;
+  }
+
+  /** Marks client activity (resets the idle timer). */
+  touch(): void {
+    this.lastActivity = Date.now();
+  }
+
+  /** The stream of a session, created on demand (throws {@link StreamLimitError}). */
+  sessionStream(sessionId: string): OutboundStream {
+    if (this.transport === "websocket") return this.connectionStream;
+    const existing = this.sessionStreams.get(sessionId);
+    if (existing !== undefined) return existing;
+    if (this.sessionStreams.size >= this.limits.maxStreamsPerConnection) {
+      throw new StreamLimitError();
+    }
+    const stream = this.newStream(() => {
+      // A session stream nobody listens to and nothing waits on is dropped (unless it may
+      // still be resumed).
+      if (!stream.hasReceiver && !stream.hasPending && this.limits.retention === undefined) {
+        this.sessionStreams.delete(sessionId);
+      }
+    });
+    this.sessionStreams.set(sessionId, stream);
+    return stream;
+  }
+
+  /** The stream for a route. */
+  streamFor(route: Route): OutboundStream {
+    return route === null ? this.connectionStream : this.sessionStream(route);
+  }
+
+  /** Ends the connection. */
+  close(reason: ConnectionCloseReason): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeReason = reason;
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    this.abortController.abort();
+    try {
+      this.inbound?.close();
+    } catch {
+      // already closed or errored
+    }
+    this.connectionStream.finish();
+    for (const stream of this.sessionStreams.values()) stream.finish();
+    this.pendingRoutes.clear();
+    this.clientResponseRoutes.clear();
+    this.onClose(this, reason);
+  }
+
+  private newStream(onChange?: () => void): OutboundStream {
+    return new OutboundStream(this.limits.retention, (attached) => {
+      this.receivers += attached ? 1 : -1;
+      this.touch();
+      onChange?.();
+    });
+  }
+
+  private agentEnded(): void {
+    // Let queued messages drain: streams finish, receivers get what is left.
+    this.close("agent-exit");
+  }
+
+  private async route(message: AnyMessage): Promise<void> {
+    if (this.closed) return;
+    const record = message as unknown as Record<string, unknown>;
+    const isResponse = !("method" in record) && ("result" in record || "error" in record);
+    let stream: OutboundStream;
+    if (isResponse) {
+      const key = idKey(record.id);
+      const waiter = this.initWaiter;
+      if (waiter !== undefined && key === waiter.key) {
+        this.initWaiter = undefined;
+        this.initialized = true;
+        const answer = waiter.augment(message);
+        if (this.transport === "websocket") this.connectionStream.push(JSON.stringify(answer));
+        waiter.resolve(answer);
+        return;
+      }
+      const route = key !== undefined ? this.pendingRoutes.get(key) : undefined;
+      if (key !== undefined) this.pendingRoutes.delete(key);
+      stream = this.safeStream(route ?? null);
+    } else {
+      const sessionId = paramsSessionId(record);
+      if ("id" in record) {
+        const key = idKey(record.id);
+        if (key !== undefined) this.clientResponseRoutes.set(key, sessionId ?? null);
+      }
+      stream = this.safeStream(sessionId ?? null);
+    }
+    stream.push(JSON.stringify(message));
+    await this.backpressure(stream);
+  }
+
+  private safeStream(route: Route): OutboundStream {
+    try {
+      return this.streamFor(route);
+    } catch {
+      // Over the stream limit: the message goes to the connection stream rather than being lost.
+      return this.connectionStream;
+    }
+  }
+
+  /** Holds the agent's output while the stream holds too much unread; closes on a stall. */
+  private async backpressure(stream: OutboundStream): Promise<void> {
+    const limit = this.limits.maxBufferedBytesPerStream;
+    let room = stream.waitForRoom(limit);
+    while (room !== undefined && !this.closed) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stalled = await Promise.race([
+        room.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), this.limits.maxOutputStallMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (stalled) {
+        this.close("limit");
+        return;
+      }
+      room = stream.waitForRoom(limit);
+    }
+  }
+
+  private scheduleIdle(): void {
+    const timeout = this.limits.idleTimeoutMs;
+    if (timeout <= 0) return;
+    const check = (): void => {
+      if (this.closed) return;
+      const idleFor = Date.now() - this.lastActivity;
+      if (this.receivers <= 0 && idleFor >= timeout) {
+        this.close("idle");
+        return;
+      }
+      const wait = this.receivers > 0 ? timeout : Math.max(10, timeout - idleFor);
+      this.idleTimer = setTimeout(check, wait);
+    };
+    this.idleTimer = setTimeout(check, timeout);
+  }
+
+  /** Runs `task` after earlier routed work (keeps client messages in order). */
+  serialize(task: () => Promise<void>): Promise<void> {
+    const next = this.routeChain.then(task);
+    this.routeChain = next.catch(() => undefined);
+    return next;
+  }
+}

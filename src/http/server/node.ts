@@ -1,0 +1,264 @@
+/**
+ * Node adapter: serves an {@link AcpHttpHandler} on a `node:http` server, with WebSocket
+ * upgrades on the same path through the `ws` package.
+ *
+ * @module
+ */
+/* eslint-disable no-restricted-imports -- the Node adapter is the one Node-only part */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
+/* eslint-enable no-restricted-imports */
+import { WebSocketServer, type WebSocket } from "ws";
+import { DEFAULT_ACP_PATH, HEADER_CONNECTION_ID } from "../shared/wire.js";
+import { createAcpHttpHandler, type AcpHttpHandler } from "./handler.js";
+import type { AcpHttpHandlerOptions } from "./options.js";
+
+/** Options of {@link attachAcpHandler}. */
+export interface AttachOptions {
+  /** Endpoint path. Default `/acp`. Other paths get 404. */
+  path?: string;
+}
+
+function requestUrl(req: IncomingMessage): string {
+  const host =
+    typeof req.headers.host === "string" && /^[\w.:[\]-]+$/.test(req.headers.host)
+      ? req.headers.host
+      : "localhost";
+  return `http://${host}${req.url ?? "/"}`;
+}
+
+function pathOf(req: IncomingMessage): string {
+  try {
+    return new URL(requestUrl(req)).pathname;
+  } catch {
+    return "";
+  }
+}
+
+function nodeHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return headers;
+}
+
+class TooLarge extends Error {}
+
+function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new TooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    req.on("data", (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > limit) {
+        req.removeAllListeners("data");
+        req.resume();
+        reject(new TooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
+}
+
+async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => {
+    if (name.toLowerCase() !== "set-cookie") res.setHeader(name, value);
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) res.setHeader("Set-Cookie", cookies);
+  const body = response.body;
+  if (body === null) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = body.getReader();
+  const onClose = (): void => {
+    void reader.cancel().catch(() => undefined);
+  };
+  res.once("close", onClose);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (res.destroyed) break;
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          const settle = (): void => {
+            res.off("drain", settle);
+            res.off("close", settle);
+            resolve();
+          };
+          res.once("drain", settle);
+          res.once("close", settle);
+        });
+      }
+    }
+  } catch {
+    // body failed or was cancelled
+  } finally {
+    res.off("close", onClose);
+    if (!res.destroyed && !res.writableEnded) res.end();
+  }
+}
+
+function rejectUpgrade(socket: Duplex, response: Response, body: string): void {
+  const lines = [`HTTP/1.1 ${response.status} ${response.statusText || "Error"}`];
+  response.headers.forEach((value, name) => lines.push(`${name}: ${value}`));
+  lines.push(`Content-Length: ${Buffer.byteLength(body)}`, "Connection: close", "", body);
+  socket.end(lines.join("\r\n"));
+}
+
+/**
+ * Serves `handler` on an existing `node:http` server: its `request` and `upgrade` events on
+ * `path`. Returns a function that detaches it.
+ */
+export function attachAcpHandler(
+  server: Server,
+  handler: AcpHttpHandler,
+  options: AttachOptions = {},
+): () => void {
+  const path = options.path ?? DEFAULT_ACP_PATH;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: handler.maxBodyBytes });
+  const pendingHeaders = new WeakMap<IncomingMessage, string>();
+  wss.on("headers", (headers: string[], req: IncomingMessage) => {
+    const id = pendingHeaders.get(req);
+    if (id !== undefined) headers.push(`${HEADER_CONNECTION_ID}: ${id}`);
+  });
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (pathOf(req) !== path) {
+      res.statusCode = 404;
+      res.setHeader("Content-Type", "text/plain");
+      res.end("Not Found");
+      return;
+    }
+    void (async () => {
+      const abort = new AbortController();
+      res.once("close", () => {
+        if (!res.writableFinished) abort.abort();
+      });
+      try {
+        const hasBody = req.method !== "GET" && req.method !== "HEAD";
+        const body = hasBody ? await readNodeBody(req, handler.maxBodyBytes) : undefined;
+        const request = new Request(requestUrl(req), {
+          method: req.method ?? "GET",
+          headers: nodeHeaders(req),
+          body: body as Uint8Array<ArrayBuffer> | undefined,
+          signal: abort.signal,
+        });
+        await writeResponse(res, await handler.handle(request));
+      } catch (error) {
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        const status = error instanceof TooLarge ? 413 : 500;
+        res.statusCode = status;
+        res.setHeader("Content-Type", "text/plain");
+        res.end(status === 413 ? "Payload Too Large" : "Internal Server Error");
+      }
+    })();
+  };
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on("error", () => undefined);
+    if (pathOf(req) !== path || req.headers.upgrade?.toLowerCase() !== "websocket") {
+      rejectUpgrade(
+        socket,
+        new Response(null, { status: 404, statusText: "Not Found" }),
+        "Not Found",
+      );
+      return;
+    }
+    void (async () => {
+      const request = new Request(requestUrl(req), { method: "GET", headers: nodeHeaders(req) });
+      const upgrade = await handler.prepareWebSocket(request);
+      if (!upgrade.ok) {
+        rejectUpgrade(socket, upgrade.response, await upgrade.response.text());
+        return;
+      }
+      pendingHeaders.set(req, upgrade.connectionId);
+      let accepted = false;
+      socket.once("close", () => {
+        if (!accepted) upgrade.reject();
+      });
+      wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+        accepted = true;
+        pendingHeaders.delete(req);
+        const events = upgrade.accept(ws);
+        ws.on("message", (data, isBinary) => {
+          if (isBinary) {
+            events.binary();
+            return;
+          }
+          const text = Array.isArray(data)
+            ? Buffer.concat(data).toString("utf8")
+            : Buffer.from(data as ArrayBuffer).toString("utf8");
+          events.message(text);
+        });
+        ws.on("pong", () => events.pong());
+        ws.on("close", () => events.closed());
+        ws.on("error", () => undefined);
+      });
+    })().catch(() => socket.destroy());
+  };
+
+  server.on("request", onRequest);
+  server.on("upgrade", onUpgrade);
+  return () => {
+    server.off("request", onRequest);
+    server.off("upgrade", onUpgrade);
+    wss.close();
+  };
+}
+
+/** A running ACP server made by {@link createAcpNodeServer}. */
+export interface AcpNodeServer {
+  /** The underlying `node:http` server. */
+  readonly server: Server;
+  /** The server core. */
+  readonly handler: AcpHttpHandler;
+  /** Starts listening; resolves with the bound address (use port 0 for any free port). */
+  listen(port: number, host?: string): Promise<AddressInfo>;
+  /** Ends every connection and stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * Creates a `node:http` server serving ACP over Streamable HTTP and WebSocket on `path`
+ * (default `/acp`).
+ */
+export function createAcpNodeServer(options: AcpHttpHandlerOptions & AttachOptions): AcpNodeServer {
+  const handler = createAcpHttpHandler(options);
+  const server = createServer();
+  const detach = attachAcpHandler(server, handler, options);
+  return {
+    server,
+    handler,
+    listen(port, host = "127.0.0.1") {
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          resolve(server.address() as AddressInfo);
+        });
+      });
+    },
+    async close() {
+      await handler.close();
+      detach();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

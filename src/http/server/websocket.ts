@@ -1,0 +1,318 @@
+/**
+ * The WebSocket side of the server core, on a minimal socket interface (any runtime).
+ *
+ * @module
+ */
+import type { AnyMessage } from "../../jsonrpc/messages.js";
+import {
+  RESUME_FAILED_METHOD,
+  RESUME_METHOD,
+  RESUMED_METHOD,
+  WS_CLOSE_RESUME_FAILED,
+} from "../shared/wire.js";
+import type { ServedConnection } from "./connection.js";
+import type { ServerContext } from "./handler.js";
+import type { AcpPrincipal } from "./options.js";
+import type { StreamLease } from "./outbound-stream.js";
+
+/** The little a WebSocket must offer the server core (the `ws` package's `WebSocket` fits). */
+export interface AcpSocket {
+  /** Sends one text frame. */
+  send(text: string): void;
+  /** Starts the closing handshake. */
+  close(code?: number, reason?: string): void;
+  /** Sends a ping (keep-alive); optional. */
+  ping?(): void;
+  /** Drops the connection without a handshake; optional. */
+  terminate?(): void;
+  /** Bytes queued but not yet sent; optional (backpressure). */
+  readonly bufferedAmount?: number;
+}
+
+/** Events the adapter feeds into the core for one accepted socket. */
+export interface AcpSocketEvents {
+  /** A text frame arrived. */
+  message(text: string): void;
+  /** A binary frame arrived (ignored). */
+  binary(): void;
+  /** A pong arrived. */
+  pong(): void;
+  /** The socket closed. */
+  closed(): void;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** One accepted socket: either a new connection (after `initialize`) or a resumed one. */
+export class WebSocketSession {
+  readonly events: AcpSocketEvents;
+  private connection: ServedConnection | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  private ended = false;
+  private lease: StreamLease | undefined;
+  private pingTimer: ReturnType<typeof setInterval> | undefined;
+  private missedPongs = 0;
+
+  constructor(
+    private readonly socket: AcpSocket,
+    private readonly context: ServerContext,
+    private readonly principal: AcpPrincipal | undefined,
+    private readonly upgradeId: string,
+  ) {
+    this.events = {
+      message: (text) => {
+        this.chain = this.chain
+          .then(() => this.onMessage(text))
+          .catch(() => {
+            this.shutdown(1011, "Message handling failed");
+          });
+      },
+      binary: () => undefined,
+      pong: () => {
+        this.missedPongs = 0;
+      },
+      closed: () => this.onClosed(),
+    };
+    context.log({ type: "websocket-open", transport: "websocket" });
+    if (context.keepAliveMs > 0 && socket.ping !== undefined) {
+      this.pingTimer = setInterval(() => {
+        if (this.missedPongs >= 2) {
+          this.context.log({ type: "websocket-close", reason: "keep-alive timeout" });
+          if (this.socket.terminate !== undefined) this.socket.terminate();
+          else this.socket.close(1001, "Keep-alive timeout");
+          this.onClosed();
+          return;
+        }
+        this.missedPongs++;
+        try {
+          this.socket.ping?.();
+        } catch {
+          // the close event follows
+        }
+      }, context.keepAliveMs);
+    }
+  }
+
+  /** Closes the socket (not the connection, unless it is not resumable). */
+  shutdown(code: number, reason: string): void {
+    try {
+      this.socket.close(code, reason);
+    } catch {
+      // already closed
+    }
+    this.onClosed();
+  }
+
+  private send(value: unknown): boolean {
+    if (this.ended) return false;
+    try {
+      this.socket.send(typeof value === "string" ? value : JSON.stringify(value));
+      return true;
+    } catch {
+      this.shutdown(1011, "Send failed");
+      return false;
+    }
+  }
+
+  private async onMessage(text: string): Promise<void> {
+    if (this.ended) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+      return;
+    }
+    if (Array.isArray(value)) {
+      this.send({
+        jsonrpc: "2.0",
+        id: null,
+        error: { code: -32600, message: "JSON-RPC batches are not supported" },
+      });
+      return;
+    }
+    if (!isRecord(value)) {
+      this.send({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request" } });
+      return;
+    }
+    const connection = this.connection;
+    if (connection === undefined) {
+      if (value.method === RESUME_METHOD) {
+        this.resume(value);
+        return;
+      }
+      await this.initialize(value);
+      return;
+    }
+    if (value.method === "initialize" && "id" in value) {
+      this.send({
+        jsonrpc: "2.0",
+        id: value.id,
+        error: { code: -32600, message: "Initialize not allowed on existing connection" },
+      });
+      return;
+    }
+    if (value.method === RESUME_METHOD) return;
+    try {
+      connection.deliver(value as unknown as AnyMessage);
+    } catch {
+      this.shutdown(1000, "Connection closed");
+    }
+  }
+
+  private async initialize(message: Record<string, unknown>): Promise<void> {
+    const id = message.id;
+    if (message.method !== "initialize" || (typeof id !== "string" && typeof id !== "number")) {
+      this.shutdown(1002, "First message must be initialize");
+      return;
+    }
+    const connection = this.context.openConnection("websocket", this.principal, this.upgradeId);
+    if (connection === "limit") {
+      this.shutdown(1008, "Too many connections");
+      return;
+    }
+    this.connection = connection;
+    this.context.socketOwners.set(connection.id, this);
+    try {
+      await this.context.initialize(
+        connection,
+        message as unknown as AnyMessage & { id: string | number },
+      );
+    } catch (error) {
+      this.send({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: -32603,
+          message: "Initialize failed",
+          data: error instanceof Error ? error.message : undefined,
+        },
+      });
+      connection.close("initialize-failed");
+      this.shutdown(1011, "Initialize failed");
+      return;
+    }
+    this.pump(connection);
+  }
+
+  private resume(message: Record<string, unknown>): void {
+    const params = isRecord(message.params) ? message.params : {};
+    const fail = (reason: string): void => {
+      this.context.log({ type: "resume-failed", transport: "websocket", reason });
+      this.send({ jsonrpc: "2.0", method: RESUME_FAILED_METHOD, params: { reason } });
+      this.shutdown(WS_CLOSE_RESUME_FAILED, "Resume failed");
+    };
+    if (!this.context.resumable) {
+      fail("not-resumable");
+      return;
+    }
+    const connectionId = params.connectionId;
+    const rawCursor = params.cursor;
+    const cursor =
+      typeof rawCursor === "number"
+        ? rawCursor
+        : typeof rawCursor === "string" && /^\d+$/.test(rawCursor)
+          ? Number(rawCursor)
+          : Number.NaN;
+    const connection =
+      typeof connectionId === "string"
+        ? this.context.lookup(connectionId, this.principal)
+        : undefined;
+    if (connection?.transport !== "websocket") {
+      fail("unknown-connection");
+      return;
+    }
+    const failure = connection.connectionStream.rewind(cursor);
+    if (failure !== undefined) {
+      fail(failure);
+      return;
+    }
+    const previous = this.context.socketOwners.get(connection.id);
+    this.connection = connection;
+    this.context.socketOwners.set(connection.id, this);
+    if (previous !== undefined && previous !== this) previous.detachReplaced();
+    this.send({
+      jsonrpc: "2.0",
+      method: RESUMED_METHOD,
+      params: {
+        connectionId: connection.id,
+        cursor: String(cursor),
+        received: connection.receivedCount,
+      },
+    });
+    this.context.log({
+      type: "stream-resumed",
+      connectionId: connection.id,
+      transport: "websocket",
+    });
+    this.pump(connection);
+  }
+
+  /** Another socket took over this connection. */
+  private detachReplaced(): void {
+    this.connection = undefined;
+    this.lease?.release();
+    this.lease = undefined;
+    this.shutdown(1000, "Resumed on another socket");
+  }
+
+  private pump(connection: ServedConnection): void {
+    const lease = connection.connectionStream.attach(true);
+    if (lease === undefined) return;
+    this.lease = lease;
+    void (async () => {
+      for (;;) {
+        const entry = await lease.next();
+        if (entry === undefined) break;
+        if (!this.send(entry.text)) return;
+        await this.waitForSocket(connection);
+      }
+      if (this.lease === lease && connection.closed && !this.ended) {
+        this.shutdown(connection.closeReason === "limit" ? 1008 : 1000, "Connection closed");
+      }
+    })();
+  }
+
+  /** Waits while the socket holds too much unsent data; closes the connection on a stall. */
+  private async waitForSocket(connection: ServedConnection): Promise<void> {
+    let pollMs = 5;
+    let stalledMs = 0;
+    let last = this.socket.bufferedAmount ?? 0;
+    while (!this.ended && !connection.closed && last >= this.context.maxBufferedBytes) {
+      if (stalledMs >= this.context.maxOutputStallMs) {
+        connection.close("limit");
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      stalledMs += pollMs;
+      pollMs = Math.min(pollMs * 2, 500);
+      const now = this.socket.bufferedAmount ?? 0;
+      if (now < last) stalledMs = 0;
+      last = now;
+    }
+  }
+
+  private onClosed(): void {
+    if (this.ended) return;
+    this.ended = true;
+    if (this.pingTimer !== undefined) clearInterval(this.pingTimer);
+    this.lease?.release();
+    this.lease = undefined;
+    const connection = this.connection;
+    this.context.log({ type: "websocket-close", transport: "websocket" });
+    if (connection === undefined) return;
+    if (this.context.socketOwners.get(connection.id) !== this) return;
+    this.context.socketOwners.delete(connection.id);
+    if (!this.context.resumable || connection.closed) {
+      connection.close("socket-closed");
+      return;
+    }
+    // Keep the connection for a resume, at most the retention window.
+    const timer = setTimeout(() => {
+      if (!this.context.socketOwners.has(connection.id)) connection.close("socket-closed");
+    }, this.context.retentionMs);
+    connection.signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+  }
+}

@@ -1,0 +1,352 @@
+/**
+ * acp-kit's HTTP server on the wire: status codes, stream routing, security and limits,
+ * over real sockets on 127.0.0.1.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import {
+  bearerTokenAuth,
+  createAcpNodeServer,
+  type AcpHttpHandlerOptions,
+  type AcpNodeServer,
+  type AcpServerEvent,
+  type ConnectionCloseInfo,
+} from "../../src/http/server/index.js";
+import { RawClient, rawAgent, SseReader, type RawAgentLog } from "./server-support.js";
+import { until } from "../support/interop-wire.js";
+
+const servers: AcpNodeServer[] = [];
+
+async function serve(
+  options: Partial<AcpHttpHandlerOptions> = {},
+): Promise<{ server: AcpNodeServer; url: string; log: RawAgentLog }> {
+  const log: RawAgentLog = { received: [] };
+  const server = createAcpNodeServer({ agent: rawAgent(log), ...options });
+  servers.push(server);
+  const address = await server.listen(0);
+  return { server, url: `http://127.0.0.1:${address.port}/acp`, log };
+}
+
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+describe("status codes (as the official SDK 2.4.0 answers them)", () => {
+  it("POST: 415, 400, 501 (batch), 400 without or 404 with an unknown connection id", async () => {
+    const { url } = await serve();
+    const client = new RawClient(url);
+    const wrongType = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain" },
+      body: "{}",
+    });
+    expect(wrongType.status).toBe(415);
+    expect((await client.post("{nope")).status).toBe(400);
+    const batch = await client.post([{ jsonrpc: "2.0", id: 1, method: "initialize" }]);
+    expect(batch.status).toBe(501);
+    expect(await batch.json()).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "JSON-RPC batches are not supported" },
+    });
+    expect((await client.post("42")).status).toBe(400);
+    expect((await client.request("session/new", {})).status).toBe(400);
+    const unknown = await client.post(
+      { jsonrpc: "2.0", id: 1, method: "session/new", params: {} },
+      { "Acp-Connection-Id": "nope" },
+    );
+    expect(unknown.status).toBe(404);
+    expect((await fetch(url, { method: "PUT" })).status).toBe(405);
+  });
+
+  it("initialize: 200 with Acp-Connection-Id and the transport advertisement; a second one is 400", async () => {
+    const { url } = await serve();
+    const client = new RawClient(url);
+    const answer = await client.initialize();
+    expect(client.connectionId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer).toEqual({
+      jsonrpc: "2.0",
+      id: 0,
+      result: {
+        protocolVersion: 1,
+        agentCapabilities: { loadSession: true },
+        _meta: { "acp/transport": { keepAliveMs: 15000 } },
+      },
+    });
+    const again = await client.post({ jsonrpc: "2.0", id: 9, method: "initialize", params: {} });
+    expect(again.status).toBe(400);
+  });
+
+  it("GET: 406 without Accept, 400 without / 404 with unknown id, 409 for a second receiver", async () => {
+    const { url } = await serve();
+    const client = new RawClient(url);
+    await client.initialize();
+    const noAccept = await fetch(url, { headers: { "Acp-Connection-Id": client.connectionId } });
+    expect(noAccept.status).toBe(406);
+    const noId = await fetch(url, { headers: { Accept: "text/event-stream" } });
+    expect(noId.status).toBe(400);
+    const unknown = await fetch(url, {
+      headers: { Accept: "text/event-stream", "Acp-Connection-Id": "x" },
+    });
+    expect(unknown.status).toBe(404);
+    const first = await client.sse();
+    const second = await client.stream();
+    expect(second.status).toBe(409);
+    // A session stream is separate: one receiver each.
+    const session = await client.sse("s1");
+    expect((await client.stream("s1")).status).toBe(409);
+    await Promise.all([first.cancel(), session.cancel()]);
+  });
+
+  it("session header rules: required for session methods, must match params; DELETE 400/404/202", async () => {
+    const { url } = await serve();
+    const client = new RawClient(url);
+    await client.initialize();
+    const prompt = { sessionId: "s1", prompt: [{ type: "text", text: "1" }] };
+    expect((await client.request("session/prompt", prompt)).status).toBe(400);
+    expect((await client.request("session/prompt", prompt, "s2")).status).toBe(400);
+    expect((await client.request("session/cancel", {}, undefined)).status).toBe(400);
+    expect((await client.request("session/prompt", prompt, "s1")).status).toBe(202);
+    expect((await fetch(url, { method: "DELETE" })).status).toBe(400);
+    const del = (id: string): Promise<Response> =>
+      fetch(url, { method: "DELETE", headers: { "Acp-Connection-Id": id } });
+    expect((await del("nope")).status).toBe(404);
+    expect((await del(client.connectionId)).status).toBe(202);
+    expect((await client.request("session/new", {})).status).toBe(404);
+  });
+});
+
+describe("routing (which stream carries what)", () => {
+  it("session/new and session/load answers on the connection stream; prompt updates and answer on the session stream", async () => {
+    const { url } = await serve();
+    const client = new RawClient(url);
+    await client.initialize();
+    const main = await client.sse();
+    expect((await client.request("session/new", { cwd: "/", mcpServers: [] })).status).toBe(202);
+    const [created] = await main.take(1);
+    expect(created?.data).toEqual({ jsonrpc: "2.0", id: 1, result: { sessionId: "s1" } });
+    const session = await client.sse("s1");
+    const prompt = { sessionId: "s1", prompt: [{ type: "text", text: "3" }] };
+    expect((await client.request("session/prompt", prompt, "s1")).status).toBe(202);
+    const events = await session.take(4);
+    expect(events.map((e) => e.data.method ?? e.data.result)).toEqual([
+      "session/update",
+      "session/update",
+      "session/update",
+      { stopReason: "end_turn" },
+    ]);
+    expect(events.every((e) => e.id === undefined)).toBe(true);
+    // session/load: the update on the session stream, the answer on the connection stream.
+    const load = { sessionId: "s1", cwd: "/", mcpServers: [] };
+    expect((await client.request("session/load", load, "s1")).status).toBe(202);
+    const [loaded] = await main.take(1);
+    expect(loaded?.data).toEqual({ jsonrpc: "2.0", id: 3, result: {} });
+    const [update] = await session.take(1);
+    expect(update?.data.method).toBe("session/update");
+    await Promise.all([main.cancel(), session.cancel()]);
+  });
+
+  it("an agent request on a session stream is answered with both headers (400 without)", async () => {
+    const { url, log } = await serve();
+    const client = new RawClient(url);
+    await client.initialize();
+    const session = await client.sse("s1");
+    expect((await client.request("_test/ask", { sessionId: "s1" }, "s1")).status).toBe(202);
+    const [ask] = await session.take(1);
+    expect(ask?.data).toMatchObject({ id: "ask-1", method: "session/request_permission" });
+    const answer = { jsonrpc: "2.0", id: "ask-1", result: { outcome: { outcome: "cancelled" } } };
+    expect((await client.post(answer)).status).toBe(400);
+    expect((await client.post(answer, { "Acp-Session-Id": "s2" })).status).toBe(400);
+    expect((await client.post(answer, { "Acp-Session-Id": "s1" })).status).toBe(202);
+    const [done] = await session.take(1);
+    expect(done?.data).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { answer: { outcome: { outcome: "cancelled" } } },
+    });
+    expect(log.received.some((m) => m.id === "ask-1")).toBe(true);
+    await session.cancel();
+  });
+
+  it("messages wait for a stream's receiver; a receiver that left is replaced by the next", async () => {
+    const { url } = await serve();
+    const client = new RawClient(url);
+    await client.initialize();
+    const prompt = { sessionId: "s1", prompt: [{ type: "text", text: "5" }] };
+    expect((await client.request("session/prompt", prompt, "s1")).status).toBe(202);
+    const first = await client.sse("s1");
+    // Everything queued before the receiver came arrives, in order.
+    const queued = await first.take(6);
+    expect(
+      queued.map(
+        (e) =>
+          e.data.result ??
+          (e.data.params as { update: { content: { text: string } } }).update.content.text,
+      ),
+    ).toEqual(["0", "1", "2", "3", "4", { stopReason: "end_turn" }]);
+    await first.cancel();
+    // Once the server has seen the receiver go (a moment), the stream takes a new one.
+    let reopened = await client.stream("s1");
+    for (let i = 0; i < 100 && reopened.status === 409; i++) {
+      await reopened.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      reopened = await client.stream("s1");
+    }
+    expect(reopened.status).toBe(200);
+    const second = new SseReader(reopened);
+    const again = { sessionId: "s1", prompt: [{ type: "text", text: "1" }] };
+    expect((await client.request("session/prompt", again, "s1")).status).toBe(202);
+    expect((await second.take(2)).map((e) => e.data.id ?? e.data.method)).toEqual([
+      "session/update",
+      2,
+    ]);
+    await second.cancel();
+  });
+});
+
+describe("security", () => {
+  it("Origin: loopback and absent are allowed by default, others 403", async () => {
+    const { url } = await serve();
+    const init = (origin?: string): Promise<Response> =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          ...(origin === undefined ? {} : { Origin: origin }),
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }),
+      });
+    expect((await init("https://evil.example")).status).toBe(403);
+    expect((await init("null")).status).toBe(403);
+    expect((await init("http://localhost:3000")).status).toBe(200);
+    expect((await init("http://127.0.0.1:9")).status).toBe(200);
+    expect((await init()).status).toBe(200);
+    const custom = await serve({ allowedOrigins: ["https://app.example"] });
+    const ok = await fetch(custom.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: "https://app.example" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }),
+    });
+    expect(ok.status).toBe(200);
+  });
+
+  it("bearer tokens: 401 with WWW-Authenticate before initialize; a connection is bound to its principal", async () => {
+    const { url } = await serve({ authenticate: bearerTokenAuth(["alpha", "beta"]) });
+    const anonymous = new RawClient(url);
+    await expect(anonymous.initialize()).rejects.toThrow("401");
+    const missing = await anonymous.post({ jsonrpc: "2.0", id: 0, method: "initialize" });
+    expect(missing.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+    const wrong = new RawClient(url, { Authorization: "Bearer gamma" });
+    await expect(wrong.initialize()).rejects.toThrow("401");
+    const alpha = new RawClient(url, { Authorization: "Bearer alpha" });
+    await alpha.initialize();
+    // Another valid principal cannot use alpha's connection.
+    const beta = new RawClient(url, { Authorization: "Bearer beta" });
+    beta.connectionId = alpha.connectionId;
+    expect((await beta.request("session/new", {})).status).toBe(404);
+    expect((await beta.stream()).status).toBe(404);
+    expect((await alpha.request("session/new", {})).status).toBe(202);
+  });
+
+  it("WebSocket upgrades are checked too: 401 without a token, 403 for a foreign Origin", async () => {
+    const { url } = await serve({ authenticate: bearerTokenAuth("alpha") });
+    const status = (headers: Record<string, string>): Promise<number> =>
+      new Promise((resolve) => {
+        const ws = new WebSocket(url.replace(/^http/, "ws"), { headers });
+        ws.on("unexpected-response", (_req, res) => {
+          resolve(res.statusCode ?? 0);
+          ws.terminate();
+        });
+        ws.on("open", () => {
+          resolve(101);
+          ws.close();
+        });
+        ws.on("error", () => undefined);
+      });
+    expect(await status({})).toBe(401);
+    expect(await status({ Authorization: "Bearer alpha", Origin: "https://evil.example" })).toBe(
+      403,
+    );
+    expect(await status({ Authorization: "Bearer alpha" })).toBe(101);
+  });
+
+  it("diagnostics carry no message bodies and no header values", async () => {
+    const events: AcpServerEvent[] = [];
+    const { url } = await serve({
+      authenticate: bearerTokenAuth("s3cret-token"),
+      logger: (event) => events.push(event),
+    });
+    const client = new RawClient(url, { Authorization: "Bearer s3cret-token" });
+    await client.initialize();
+    const session = await client.sse("s1");
+    const prompt = { sessionId: "s1", prompt: [{ type: "text", text: "2" }] };
+    await client.request("session/prompt", prompt, "s1");
+    await session.take(3);
+    await new RawClient(url, { Authorization: "Bearer wrong-token" }).post({ x: "BODY-MARKER" });
+    await client.post({ jsonrpc: "2.0", id: 5, method: "x", params: { p: "BODY-MARKER" } });
+    await session.cancel();
+    const text = JSON.stringify(events);
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(["connection-open", "stream-open", "request-rejected"]),
+    );
+    for (const secret of ["s3cret-token", "wrong-token", "BODY-MARKER", "agent_message_chunk"]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+});
+
+describe("limits", () => {
+  it("body size 413, connections per principal 429, streams per connection 429", async () => {
+    const { url } = await serve({
+      maxBodyBytes: 1024,
+      maxConnectionsPerPrincipal: 1,
+      maxStreamsPerConnection: 1,
+    });
+    const client = new RawClient(url);
+    await client.initialize();
+    const big = await client.request("session/new", { pad: "x".repeat(2000) });
+    expect(big.status).toBe(413);
+    await expect(new RawClient(url).initialize()).rejects.toThrow("429");
+    const first = await client.sse("s1");
+    expect((await client.stream("s2")).status).toBe(429);
+    const prompt = { sessionId: "s2", prompt: [{ type: "text", text: "1" }] };
+    expect((await client.request("session/prompt", prompt, "s2")).status).toBe(429);
+    await first.cancel();
+    // Closing the connection frees the principal's slot.
+    await fetch(url, { method: "DELETE", headers: { "Acp-Connection-Id": client.connectionId } });
+    await new RawClient(url).initialize();
+  });
+
+  it("idle timeout ends a connection nobody uses and calls the close hook; an open stream keeps it", async () => {
+    const closed: ConnectionCloseInfo[] = [];
+    const { url } = await serve({ idleTimeoutMs: 150, onConnectionClose: (i) => closed.push(i) });
+    const idle = new RawClient(url);
+    await idle.initialize();
+    const busy = new RawClient(url);
+    await busy.initialize();
+    const stream = await busy.sse();
+    expect(await until(() => closed.length === 1, 5000)).toBe(true);
+    expect(closed[0]).toMatchObject({ connectionId: idle.connectionId, reason: "idle" });
+    expect((await idle.request("session/new", {})).status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await busy.request("session/new", {})).status).toBe(202);
+    expect(closed).toHaveLength(1);
+    await stream.cancel();
+    expect(await until(() => closed.length === 2, 5000)).toBe(true);
+    expect(closed[1]).toMatchObject({ connectionId: busy.connectionId, reason: "idle" });
+  });
+
+  it("keep-alive comments flow on an idle SSE stream", async () => {
+    const { url } = await serve({ keepAliveMs: 40 });
+    const client = new RawClient(url);
+    await client.initialize();
+    const stream = await client.sse();
+    const next = stream.next();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await client.request("_test/shout", {});
+    expect((await next)?.data.method).toBe("_test/heard");
+    // One opening comment, then keep-alives while nothing else flowed.
+    expect(stream.comments).toBeGreaterThanOrEqual(3);
+    await stream.cancel();
+  });
+});
