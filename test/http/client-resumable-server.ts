@@ -17,8 +17,8 @@ import {
   type Stream,
 } from "../../src/index.js";
 
-/** The agent: `session/prompt` with text "N" sends N numbered `agent_message_chunk`s. */
-function startAgent(stream: Stream): AgentSideConnection {
+/** The test agent: `session/prompt` with text "N" sends N numbered `agent_message_chunk`s. */
+export function startAgent(stream: Stream): AgentSideConnection {
   let sessions = 0;
   return new AgentSideConnection(
     (conn) => ({
@@ -154,8 +154,7 @@ export async function startResumableServer(retention = 100_000): Promise<Resumab
         if (first) {
           first = false;
           const result = (message as { result?: Record<string, unknown> }).result;
-          if (result !== undefined)
-            message = { ...message, result: { ...result, _meta: meta } };
+          if (result !== undefined) message = { ...message, result: { ...result, _meta: meta } };
           onInit(connection, message);
           continue;
         }
