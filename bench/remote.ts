@@ -29,7 +29,7 @@ import { createAcpNodeServer } from "../src/http/server/index.ts";
 const quick = process.argv.includes("--quick");
 const UPDATES = quick ? 5_000 : 100_000;
 const IDLE = quick ? 100 : 1_000;
-const RUNS = Number(process.env["BENCH_RUNS"] ?? (quick ? 1 : 3));
+const RUNS = Number(process.env.BENCH_RUNS ?? (quick ? 1 : 3));
 
 function agent(stream: Stream): AgentSideConnection {
   return new AgentSideConnection(
@@ -81,10 +81,10 @@ type StreamFactory = (url: string, options?: Record<string, unknown>) => Stream;
 
 async function officialServer(): Promise<Running> {
   const { AcpServer } = (await import(
-    "@agentclientprotocol/sdk/experimental/server" as string
+    "@agentclientprotocol/sdk/experimental/server"
   )) as OfficialServerModule;
   const node = (await import(
-    "@agentclientprotocol/sdk/experimental/node" as string
+    "@agentclientprotocol/sdk/experimental/node"
   )) as OfficialNodeModule;
   const acp = new AcpServer({
     createAgent: () => ({
@@ -111,10 +111,10 @@ async function officialServer(): Promise<Running> {
 }
 
 async function officialClients(): Promise<{ http: StreamFactory; ws: StreamFactory }> {
-  const h = (await import("@agentclientprotocol/sdk/experimental/http-client" as string)) as {
+  const h = (await import("@agentclientprotocol/sdk/experimental/http-client")) as {
     createHttpStream: StreamFactory;
   };
-  const w = (await import("@agentclientprotocol/sdk/experimental/ws-client" as string)) as {
+  const w = (await import("@agentclientprotocol/sdk/experimental/ws-client")) as {
     createWebSocketStream: StreamFactory;
   };
   return {
