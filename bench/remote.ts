@@ -80,12 +80,9 @@ interface OfficialNodeModule {
 type StreamFactory = (url: string, options?: Record<string, unknown>) => Stream;
 
 async function officialServer(): Promise<Running> {
-  const { AcpServer } = (await import(
-    "@agentclientprotocol/sdk/experimental/server"
-  )) as OfficialServerModule;
-  const node = (await import(
-    "@agentclientprotocol/sdk/experimental/node"
-  )) as OfficialNodeModule;
+  const { AcpServer } =
+    (await import("@agentclientprotocol/sdk/experimental/server")) as OfficialServerModule;
+  const node = (await import("@agentclientprotocol/sdk/experimental/node")) as OfficialNodeModule;
   const acp = new AcpServer({
     createAgent: () => ({
       connect: (stream: Stream) => {
