@@ -5,7 +5,11 @@
  * callbacks, and timers (and I/O, and signals) waited for the whole chain: about 2 s.
  */
 import { expect, it } from "vitest";
-import { ClientSideConnection, ndJsonStream, type SessionNotification } from "../../packages/acp-kit/src/index.js";
+import {
+  ClientSideConnection,
+  ndJsonStream,
+  type SessionNotification,
+} from "../../packages/acp-kit/src/index.js";
 
 const UPDATES = 20_000;
 const CHUNK_BYTES = 64 * 1024;

@@ -14,6 +14,7 @@ import { EXIT_CODE_HELP, ExitCodes } from "./exit-codes.js";
 import { plainReason } from "./live-view.js";
 import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
 import { resolveAgentTarget, UsageError, type AgentTarget } from "./target.js";
+import { remoteTarget, withRemoteOptions, type RemoteFlags } from "./remote-target.js";
 
 /**
  * Resolves the agent from a command's trailing words: a command, a name, or a registry id
@@ -21,7 +22,12 @@ import { resolveAgentTarget, UsageError, type AgentTarget } from "./target.js";
  * that comes before any positional argument but keeps one that follows a positional (as
  * in `prompt "text" -- cmd`), so both shapes are accepted here.
  */
-async function agentTarget(words: readonly string[]): Promise<AgentTarget> {
+async function agentTarget(
+  words: readonly string[],
+  remote: RemoteFlags = {},
+): Promise<AgentTarget> {
+  const viaUrl = remoteTarget(remote, words);
+  if (viaUrl !== undefined) return viaUrl;
   const { progressLine } = await import("./registry-command.js");
   const options = { onProgress: progressLine(process.stderr) };
   if (words[0] === "--") return resolveAgentTarget(words.slice(1), true, options);
@@ -45,6 +51,14 @@ function plainMode(flag: boolean | undefined): boolean {
   const reason = plainReason(flag);
   if (reason !== undefined && reason !== "") process.stderr.write(`acp-kit: ${reason}\n`);
   return reason !== undefined;
+}
+
+/** A whole number, zero or more (`--port`). */
+function nonNegativeInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError("Give a whole number, 0 or more.");
+  return n;
 }
 
 /** A whole number above zero (`--request-timeout`). */
@@ -114,6 +128,9 @@ Keys: Enter sends, Tab completes a slash command, Ctrl-C cancels the turn (twice
 Ctrl-T shows or hides thoughts. Slash commands: /help, /mode, /model, /config, /new, /sessions,
 /restart, /quit, and the agent's own commands.`;
 
+/** The options of `run`. */
+type RunFlags = PolicyFlags & RemoteFlags & { cwd: string; plain?: boolean };
+
 /** Builds the program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command("acp-kit")
@@ -131,16 +148,15 @@ export function buildProgram(): Command {
     });
 
   withPolicyOptions(
-    program
-      .command("run")
+    withRemoteOptions(program.command("run"))
       .description("an interactive session with an ACP agent")
       .argument("[agent...]", "an agent name, or its command after --")
       .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
       .option("--plain", "print a plain transcript instead of the live view")
       .addHelpText("after", RUN_EXAMPLES),
-  ).action(async (words: string[], opts: PolicyFlags & { cwd: string; plain?: boolean }) => {
+  ).action(async (words: string[], opts: RunFlags) => {
     try {
-      const target = await agentTarget(words);
+      const target = await agentTarget(words, opts);
       const { runInteractive } = await import("./run/run-command.js");
       process.exitCode = await runInteractive({
         target,
@@ -189,8 +205,7 @@ inside that directory).`,
   });
 
   withPolicyOptions(
-    program
-      .command("prompt")
+    withRemoteOptions(program.command("prompt"))
       .description("one turn without interaction: prints the agent's text, or JSON events")
       .argument("<text>", "the prompt; - reads it from stdin")
       .argument("[agent...]", "an agent name, or its command after --")
@@ -212,10 +227,10 @@ ${EXIT_CODE_HELP}`,
     async (
       text: string,
       words: string[],
-      opts: PolicyFlags & { json?: boolean; cwd: string; verbose?: boolean },
+      opts: PolicyFlags & RemoteFlags & { json?: boolean; cwd: string; verbose?: boolean },
     ) => {
       try {
-        const target = await agentTarget(words);
+        const target = await agentTarget(words, opts);
         const { runPromptCommand } = await import("./prompt-command.js");
         process.exitCode = await runPromptCommand({
           text: await promptText(text),
@@ -233,8 +248,7 @@ ${EXIT_CODE_HELP}`,
     },
   );
 
-  const trace = program
-    .command("trace")
+  const trace = withRemoteOptions(program.command("trace"))
     .usage(
       "[--out FILE] <agent> | [--out FILE] -- <agent command...>  |  trace view FILE [--html PAGE] [--full]",
     )
@@ -250,8 +264,10 @@ Then read it:
   acp-kit trace view /tmp/claude.ndjson
   acp-kit trace view /tmp/claude.ndjson --html trace.html`,
     )
-    .action(async (words: string[], opts: { out?: string }) => {
+    .action(async (words: string[], opts: RemoteFlags & { out?: string }) => {
       try {
+        const remote = remoteTarget(opts, words);
+        if (remote !== undefined) words = [remote.command, ...remote.args];
         if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
         let command = words;
         if (words.length === 1 && !process.argv.includes("--")) {
@@ -261,7 +277,10 @@ Then read it:
           command = [target.command, ...target.args];
         }
         const { runTraceCommand } = await import("./trace/trace-command.js");
-        process.exitCode = await runTraceCommand(command, opts);
+        process.exitCode = await runTraceCommand(
+          command,
+          opts.out === undefined ? {} : { out: opts.out },
+        );
       } catch (error) {
         fail(error);
       }
@@ -281,8 +300,7 @@ Then read it:
       }
     });
 
-  program
-    .command("check")
+  withRemoteOptions(program.command("check"))
     .description("run the conformance checks against an agent")
     .argument("[agent...]", "an agent name, or its command after --")
     .option("--json", "print the report as JSON")
@@ -302,9 +320,12 @@ Examples:
 Exit code 0 when every check passed (or was skipped), ${ExitCodes.CHECK_FAILED} when one failed.`,
     )
     .action(
-      async (words: string[], opts: { json?: boolean; cwd?: string; requestTimeout?: number }) => {
+      async (
+        words: string[],
+        opts: RemoteFlags & { json?: boolean; cwd?: string; requestTimeout?: number },
+      ) => {
         try {
-          const target = await agentTarget(words);
+          const target = await agentTarget(words, opts);
           const { runCheckCommand } = await import("./check-command.js");
           // The progress lines go to stderr: colour them by what stderr is.
           process.exitCode = await runCheckCommand(target, {
@@ -335,6 +356,81 @@ Then send any prompt; the probe exercises the editor and answers with its report
       try {
         const { runCheckClient } = await import("./check-command.js");
         process.exitCode = await runCheckClient(opts);
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  program
+    .command("serve")
+    .description("serve a stdio agent over HTTP and WebSocket (one agent process per connection)")
+    .usage("[--host 127.0.0.1] [--port N] [--token-env NAME] -- <agent command...>")
+    .argument("<command...>", "the agent's command, after --")
+    .option("--host <host>", "where to listen; beyond loopback a token is required", "127.0.0.1")
+    .option("--port <port>", "the port (0: any free one, printed)", nonNegativeInteger, 8787)
+    .option(
+      "--token-env <name>",
+      "the environment variable holding the bearer token clients must send",
+    )
+    .option(
+      "--idle-timeout <ms>",
+      "end a connection and its agent after this long idle",
+      positiveInteger,
+      600_000,
+    )
+    .option("--max-connections <n>", "connections open at once", positiveInteger, 64)
+    .option("--no-resume", "do not keep sent messages for clients that reconnect")
+    .addHelpText(
+      "after",
+      `
+Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8787/acp
+(or ws://... for a WebSocket), or any ACP client with Streamable HTTP or WebSocket support.`,
+    )
+    .action(
+      async (
+        words: string[],
+        opts: {
+          host: string;
+          port: number;
+          tokenEnv?: string;
+          idleTimeout: number;
+          maxConnections: number;
+          resume: boolean;
+        },
+      ) => {
+        try {
+          const [command, ...args] = words[0] === "--" ? words.slice(1) : words;
+          if (command === undefined) throw new UsageError("Give the agent's command after `--`.");
+          const { runServe } = await import("./serve-command.js");
+          process.exitCode = await runServe({
+            command,
+            args,
+            host: opts.host,
+            port: opts.port,
+            ...(opts.tokenEnv === undefined ? {} : { tokenEnv: opts.tokenEnv }),
+            idleTimeoutMs: opts.idleTimeout,
+            maxConnections: opts.maxConnections,
+            resumable: opts.resume,
+            out: process.stdout,
+            err: process.stderr,
+          });
+        } catch (error) {
+          fail(error);
+        }
+      },
+    );
+
+  program
+    .command("remote-stdio", { hidden: true })
+    .description("the --url bridge: ACP on stdio to a remote agent")
+    .argument("<url>")
+    .option("--token-env <name>")
+    .option("--remote-fs")
+    .option("--remote-terminal")
+    .action(async (url: string, opts: RemoteFlags) => {
+      try {
+        const { runRemoteStdio } = await import("./remote-target.js");
+        process.exitCode = await runRemoteStdio(url, opts);
       } catch (error) {
         fail(error);
       }

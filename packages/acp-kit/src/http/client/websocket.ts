@@ -1,0 +1,372 @@
+/**
+ * {@link connectWebSocket}: ACP over a WebSocket (one JSON-RPC message per text frame),
+ * as the official SDK 2.4.0 speaks it, plus resuming a dropped socket on servers that
+ * keep what they sent (`stream/resume`, see docs/remote.md).
+ *
+ * @module
+ */
+import type WebSocketType from "ws";
+import type { AnyMessage } from "../../jsonrpc/messages.js";
+import { MemoryCookieStore, type CookieStore } from "./cookies.js";
+import {
+  backoffDelay,
+  resolveSettings,
+  ResumeGapError,
+  sleep,
+  transportInfo,
+  type RemoteClientOptions,
+  type RemoteStream,
+  type Settings,
+} from "./options.js";
+
+/** A constructor with the `ws` package's shape (headers on the opening request). */
+export type WebSocketConstructor = typeof WebSocketType;
+
+/** Options of {@link connectWebSocket}. */
+export interface WebSocketClientOptions extends RemoteClientOptions {
+  /**
+   * The WebSocket class (default: the `ws` package's). It must accept
+   * `new WebSocket(url, { headers })`, as `ws` does, so that headers and cookies go out
+   * with the opening request.
+   */
+  readonly WebSocket?: WebSocketConstructor;
+  /**
+   * How many sent messages are kept to be sent again after a resume (default 1000): the
+   * server says how many it got, the client sends the rest.
+   */
+  readonly resendBufferMessages?: number;
+}
+
+const RESUMED = "stream/resumed";
+const RESUME_FAILED = "stream/resume_failed";
+/** The close code of a failed resume. */
+const CLOSE_RESUME_FAILED = 4409;
+
+/**
+ * Opens a remote ACP connection over a WebSocket (`ws://host:port/acp`; an `http(s)` URL
+ * is turned into `ws(s)`). Messages written before the socket opens wait for it; the first
+ * must be `initialize`. When the server advertises resumable streams and the socket
+ * drops, the client opens a new one with jittered backoff and resumes: it says which
+ * frame it saw last, the server replays the rest, and the client sends again what the
+ * server did not get, so nothing is lost or doubled.
+ *
+ * @param url - The endpoint.
+ * @param options - Headers, cookies, timeouts, reconnecting, the WebSocket class.
+ */
+export function connectWebSocket(
+  url: string | URL,
+  options: WebSocketClientOptions = {},
+): RemoteStream {
+  const target = new URL(String(url));
+  if (target.protocol === "http:") target.protocol = "ws:";
+  if (target.protocol === "https:") target.protocol = "wss:";
+  return new WebSocketTransport(target.href, options);
+}
+
+class WebSocketTransport implements RemoteStream {
+  readonly readable: ReadableStream<AnyMessage>;
+  readonly writable: WritableStream<AnyMessage>;
+  readonly closed: Promise<void>;
+  private readonly settings: Settings;
+  private readonly lifetime = new AbortController();
+  private controller!: ReadableStreamDefaultController<AnyMessage>;
+  private resolveClosed!: () => void;
+  private ended = false;
+  private connId: string | undefined;
+  private socket: WebSocketType | undefined;
+  /** True while the current socket is open and usable (resumed, when resuming). */
+  private live = false;
+  private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private resumable = false;
+  /** Server frames delivered (the resume cursor). */
+  private receivedFrames = 0;
+  /** Client frames sent; `sentLog` keeps the last ones, numbered. */
+  private sentFrames = 0;
+  private readonly sentLog: { n: number; text: string }[] = [];
+  private readonly maxResend: number;
+  private keepAliveTimeoutMs: number;
+  private readonly keepAliveFromCaller: boolean;
+  private ctor: WebSocketConstructor | undefined;
+
+  constructor(
+    private readonly url: string,
+    options: WebSocketClientOptions,
+  ) {
+    const cookies: CookieStore | undefined =
+      options.cookies === false ? undefined : (options.cookies ?? new MemoryCookieStore());
+    this.settings = resolveSettings(options, cookies);
+    this.keepAliveTimeoutMs = this.settings.keepAliveTimeoutMs;
+    this.keepAliveFromCaller = options.keepAliveTimeoutMs !== undefined;
+    this.maxResend = options.resendBufferMessages ?? 1000;
+    this.ctor = options.WebSocket;
+    this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
+    this.readable = new ReadableStream<AnyMessage>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        cancel: () => this.close(),
+      },
+      { highWaterMark: Number.MAX_SAFE_INTEGER },
+    );
+    let chain: Promise<void> = Promise.resolve();
+    this.writable = new WritableStream<AnyMessage>({
+      write: (message) => {
+        const next = chain.then(() => this.send(message));
+        chain = next.catch(() => undefined);
+        return next;
+      },
+      close: () => this.close(),
+      abort: () => this.close(),
+    });
+    if (options.signal !== undefined) {
+      if (options.signal.aborted) void this.close();
+      else options.signal.addEventListener("abort", () => void this.close(), { once: true });
+    }
+    void this.open(false).catch((error: unknown) => this.finish(asError(error)));
+  }
+
+  get connectionId(): string | undefined {
+    return this.connId;
+  }
+
+  close(): Promise<void> {
+    if (!this.ended) {
+      const socket = this.socket;
+      this.finish(undefined);
+      try {
+        socket?.close(1000);
+      } catch {
+        // Not open yet: terminate instead.
+        socket?.terminate();
+      }
+    }
+    return this.closed;
+  }
+
+  private async send(message: AnyMessage): Promise<void> {
+    if (this.ended) throw new Error("The remote connection is closed");
+    if (!this.live) {
+      await new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    }
+    const text = JSON.stringify(message);
+    this.sentFrames++;
+    this.sentLog.push({ n: this.sentFrames, text });
+    if (this.sentLog.length > this.maxResend) this.sentLog.shift();
+    // A send on a socket that just died is caught up by the resume (the server says what it got).
+    this.socket?.send(text, (error) => {
+      if (error) this.socket?.terminate();
+    });
+  }
+
+  /** Opens a socket; when `resume`, the first frame asks the server to continue the connection. */
+  private async open(resume: boolean): Promise<void> {
+    const WebSocket = this.ctor ?? (this.ctor = (await import("ws")).default);
+    if (this.ended) return;
+    const headers = new Headers(this.settings.headers);
+    this.settings.cookies?.apply(headers);
+    const plain: Record<string, string> = {};
+    headers.forEach((value, name) => (plain[name] = value));
+    const socket = new WebSocket(this.url, {
+      headers: plain,
+      handshakeTimeout: this.settings.requestTimeoutMs,
+      maxPayload: this.settings.maxMessageBytes,
+    });
+    this.socket = socket;
+    socket.on("upgrade", (response) => {
+      const setCookie = response.headers["set-cookie"];
+      if (setCookie !== undefined && this.settings.cookies !== undefined) {
+        const h = new Headers();
+        for (const line of setCookie) h.append("Set-Cookie", line);
+        this.settings.cookies.store(h);
+      }
+      const id = response.headers["acp-connection-id"];
+      if (!resume && typeof id === "string") this.connId = id;
+    });
+    let lastSeen = Date.now();
+    let pinger: ReturnType<typeof setInterval> | undefined;
+    socket.on("open", () => {
+      if (this.ended) return;
+      lastSeen = Date.now();
+      if (this.keepAliveTimeoutMs > 0) {
+        pinger = setInterval(
+          () => {
+            if (Date.now() - lastSeen > this.keepAliveTimeoutMs) {
+              socket.terminate(); // a dead peer: the close handler reconnects
+              return;
+            }
+            socket.ping();
+          },
+          Math.max(10, Math.floor(this.keepAliveTimeoutMs / 3)),
+        );
+        pinger.unref();
+      }
+      if (resume) {
+        socket.send(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            method: "stream/resume",
+            params: {
+              connectionId: this.connId,
+              cursor: String(this.receivedFrames),
+              received: this.sentFrames,
+            },
+          }),
+        );
+      } else {
+        this.goLive();
+      }
+    });
+    socket.on("pong", () => (lastSeen = Date.now()));
+    socket.on("ping", () => (lastSeen = Date.now()));
+    socket.on("message", (data, isBinary) => {
+      lastSeen = Date.now();
+      if (isBinary || this.ended || this.socket !== socket) return;
+      this.frame(rawText(data));
+    });
+    socket.on("error", () => undefined); // the close that follows decides
+    socket.on("close", (code, reason) => {
+      if (pinger !== undefined) clearInterval(pinger);
+      if (this.socket !== socket || this.ended) return;
+      this.live = false;
+      this.dropped(code, reason.toString("utf8"));
+    });
+  }
+
+  private goLive(): void {
+    this.live = true;
+    for (const waiter of this.waiters.splice(0)) waiter.resolve();
+  }
+
+  private frame(text: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) return;
+    const msg = message as AnyMessage;
+    if ("method" in msg && !("id" in msg)) {
+      if (msg.method === RESUMED) return this.resumed(msg.params);
+      if (msg.method === RESUME_FAILED) {
+        this.settings.onEvent({ type: "resume-gap", stream: "connection" });
+        this.finish(new ResumeGapError("connection"));
+        return;
+      }
+    }
+    this.receivedFrames++;
+    if (this.receivedFrames === 1) {
+      const info = transportInfo(msg);
+      this.resumable = info.resumable;
+      if (!this.keepAliveFromCaller && info.keepAliveMs !== undefined && info.keepAliveMs > 0) {
+        this.keepAliveTimeoutMs = info.keepAliveMs * 3;
+      }
+    }
+    try {
+      this.controller.enqueue(msg);
+    } catch {
+      // The reader went away.
+    }
+  }
+
+  private resumed(params: unknown): void {
+    const received = Number(
+      (params as { received?: unknown } | undefined)?.received ?? this.sentFrames,
+    );
+    const first = this.sentLog[0];
+    if (received < this.sentFrames && (first === undefined || first.n > received + 1)) {
+      this.finish(new Error("Messages sent before the drop are no longer held to be sent again"));
+      return;
+    }
+    for (const entry of this.sentLog) {
+      if (entry.n > received) this.socket?.send(entry.text);
+    }
+    this.settings.onEvent({ type: "reconnected", stream: "connection", resumed: true });
+    this.goLive();
+  }
+
+  private dropped(code: number, reason: string): void {
+    const why = `The WebSocket closed (code ${code}${reason === "" ? "" : `: ${reason}`})`;
+    if (code === CLOSE_RESUME_FAILED) {
+      this.settings.onEvent({ type: "resume-gap", stream: "connection" });
+      this.finish(new ResumeGapError("connection"));
+      return;
+    }
+    if (!this.resumable || this.connId === undefined || this.settings.maxAttempts === 0) {
+      // Nothing to resume: the connection is over.
+      this.finish(code === 1000 ? undefined : new Error(why));
+      return;
+    }
+    void this.reconnect(why);
+  }
+
+  private async reconnect(why: string): Promise<void> {
+    for (let attempt = 1; attempt <= this.settings.maxAttempts; attempt++) {
+      const delayMs = backoffDelay(this.settings, attempt);
+      this.settings.onEvent({
+        type: "reconnecting",
+        stream: "connection",
+        attempt,
+        delayMs,
+        reason: why,
+      });
+      await sleep(delayMs, this.lifetime.signal);
+      if (this.ended) return;
+      const outcome = await new Promise<"ok" | "retry">((resolve) => {
+        void this.open(true).then(
+          () => {
+            const socket = this.socket;
+            if (socket === undefined) return resolve("retry");
+            const onClose = (): void => resolve("retry");
+            socket.once("close", onClose);
+            const check = setInterval(() => {
+              if (this.live || this.ended) {
+                clearInterval(check);
+                socket.off("close", onClose);
+                resolve("ok");
+              }
+            }, 5);
+            socket.once("close", () => clearInterval(check));
+          },
+          () => resolve("retry"),
+        );
+      });
+      if (outcome === "ok" || this.isEnded()) return;
+    }
+    this.finish(new Error(`${why}; no reconnect after ${this.settings.maxAttempts} tries`));
+  }
+
+  /** Whether the transport has ended (a method: it changes across awaits). */
+  private isEnded(): boolean {
+    return this.ended;
+  }
+
+  private finish(error: Error | undefined): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.live = false;
+    this.lifetime.abort();
+    const failure = error ?? new Error("The remote connection is closed");
+    for (const waiter of this.waiters.splice(0)) waiter.reject(failure);
+    try {
+      if (error === undefined) this.controller.close();
+      else this.controller.error(error);
+    } catch {
+      // Already cancelled.
+    }
+    if (error !== undefined) this.socket?.terminate();
+    this.settings.onEvent(error === undefined ? { type: "closed" } : { type: "closed", error });
+    this.resolveClosed();
+  }
+}
+
+function rawText(data: WebSocketType.RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString("utf8");
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString("utf8");
+  return data.toString("utf8");
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
