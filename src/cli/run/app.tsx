@@ -27,7 +27,7 @@ import {
   useSyncExternalStore,
   type ReactNode,
 } from "react";
-import type { AuthMethod, PlanEntry } from "../../schema/types.gen.js";
+import type { PlanEntry } from "../../schema/types.gen.js";
 import type { SessionState, ThreadItem } from "../../session/state.js";
 import {
   inheritStdioRunner,
@@ -35,6 +35,7 @@ import {
   type AgentController,
   type AgentEnd,
 } from "../controller.js";
+import { AuthView } from "./auth-view.js";
 import { runClientCommand } from "./commands.js";
 import { Clamped } from "./clamped.js";
 import { InputLine } from "./input-line.js";
@@ -217,43 +218,6 @@ function StatusLine({
       ) : null}
       <Text dimColor>{parts.join(" · ")}</Text>
     </Text>
-  );
-}
-
-function AuthView({
-  methods,
-  onChoose,
-}: {
-  methods: readonly AuthMethod[];
-  onChoose: (m: AuthMethod) => void;
-}): ReactNode {
-  const [index, setIndex] = useState(0);
-  useInput((input, key) => {
-    if (key.upArrow) setIndex((i) => Math.max(0, i - 1));
-    else if (key.downArrow) setIndex((i) => Math.min(methods.length - 1, i + 1));
-    else if (key.return) {
-      const method = methods[index];
-      if (method !== undefined) onChoose(method);
-    } else if (/^[1-9]$/.test(input)) {
-      const method = methods[Number(input) - 1];
-      if (method !== undefined) onChoose(method);
-    }
-  });
-  return (
-    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
-      <Text bold>The agent needs you to log in. Choose a method:</Text>
-      {methods.length === 0 ? (
-        <Text dimColor>(the agent offered none; /restart or /quit)</Text>
-      ) : null}
-      {methods.map((m, i) => (
-        <Text key={m.id} color={i === index ? "cyan" : undefined}>
-          {i === index ? "❯ " : "  "}
-          {i + 1}. {m.name}
-          {isTerminalAuth(m) ? " (runs a login command here)" : ""}
-          {m.description == null ? "" : ` — ${m.description}`}
-        </Text>
-      ))}
-    </Box>
   );
 }
 
@@ -525,7 +489,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
                 // view: say what happened once it is back.
                 const inTerminal = isTerminalAuth(method);
                 if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
-                void controller
+                return controller
                   .authenticate(method, (command, args, env) =>
                     suspend(() => inheritStdioRunner(command, args, env)),
                   )
