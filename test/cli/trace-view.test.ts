@@ -70,7 +70,7 @@ describe("viewTrace", () => {
       /\{"content":"export const x = 1;\\nexport.{0,40}… \(\+5\.\d KB\)$/,
     );
     expect(lineWith(view, "+2012.0ms")).toContain(
-      "session/prompt #3 ERROR in 12.0 ms -32603 Internal error",
+      "session/prompt #3 ERROR in 12.0 ms Internal error: model <overloaded> (-32603)",
     );
     expect(lineWith(view, "+2500.0ms")).toContain('⚠ not JSON: "oops not json"');
     expect(lineWith(view, "+5.0ms")).toContain("agent-stderr  │ warming up");
@@ -93,7 +93,7 @@ describe("viewTrace", () => {
     );
     expect(summary).toMatch(/agent→client\s+session\/update\s+notification\s+4/);
     expect(summary).toMatch(
-      /errors\s+1\n\s+\+2012\.0ms agent→client session\/prompt #3: -32603 Internal error/,
+      /errors\s+1\n\s+\+2012\.0ms agent→client session\/prompt #3: Internal error: model <overloaded> \(-32603\)/,
     );
     expect(summary).toMatch(/unanswered\s+1\n\s+\+3000\.0ms client→agent session\/prompt #4/);
     expect(summary).toContain("1 unparsed line, 1 truncated line");

@@ -36,6 +36,7 @@ import {
   type AgentEnd,
 } from "../controller.js";
 import { AuthView } from "./auth-view.js";
+import { failureText } from "../exit-codes.js";
 import { runClientCommand } from "./commands.js";
 import { Clamped } from "./clamped.js";
 import { InputLine } from "./input-line.js";
@@ -370,8 +371,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       ({ stopReason }) => {
         if (stopReason !== "end_turn") ui.notify("warn", `(the turn ended: ${stopReason})`);
       },
-      (error: unknown) =>
-        ui.notify("error", error instanceof Error ? error.message : String(error)),
+      (error: unknown) => ui.notify("error", failureText(error)),
     );
   };
 
@@ -418,7 +418,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     if (phase === "exited") {
       if (input === "r") {
         ui.notify("info", "Restarting the agent…");
-        void controller.restart().catch((error: unknown) => ui.notify("error", String(error)));
+        void controller.restart().catch((error: unknown) => ui.notify("error", failureText(error)));
       } else if (input === "q") quit();
     }
   });
@@ -497,9 +497,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
                     if (inTerminal)
                       ui.notify("info", `Logged in (${method.name}); agent restarted.`);
                   })
-                  .catch((error: unknown) =>
-                    ui.notify("error", error instanceof Error ? error.message : String(error)),
-                  );
+                  .catch((error: unknown) => ui.notify("error", failureText(error)));
               }}
             />
           ) : null}

@@ -5,6 +5,7 @@
  */
 import type { SessionConfigOption } from "../../schema/types.gen.js";
 import type { AgentController } from "../controller.js";
+import { failureText } from "../exit-codes.js";
 import { allCommands } from "./slash.js";
 import type { UiModel } from "./ui-model.js";
 
@@ -188,7 +189,7 @@ export async function runClientCommand(
         return;
     }
   } catch (error) {
-    ui.notify("error", error instanceof Error ? error.message : String(error));
+    ui.notify("error", failureText(error));
     return;
   }
 }
