@@ -232,9 +232,11 @@ ${EXIT_CODE_HELP}`,
 
   const trace = program
     .command("trace")
-    .usage("[--out FILE] -- <agent command...>  |  trace view FILE [--html PAGE] [--full]")
+    .usage(
+      "[--out FILE] <agent name> | -- <agent command...>  |  trace view FILE [--html PAGE] [--full]",
+    )
     .description("a transparent proxy that records every message between an editor and an agent")
-    .argument("[command...]", "the agent's command, after --")
+    .argument("[command...]", "a named agent (see acp-kit agents), or the agent's command after --")
     .option("--out <file>", "where to write the trace (ndjson)")
     .addHelpText(
       "after",
@@ -247,9 +249,10 @@ Then read it:
     )
     .action(async (words: string[], opts: { out?: string }) => {
       try {
-        if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
+        // A named agent (`acp-kit trace claude`) or a command after `--`, as for `run`.
+        const target = agentTarget(words);
         const { runTraceCommand } = await import("./trace/trace-command.js");
-        process.exitCode = await runTraceCommand(words, opts);
+        process.exitCode = await runTraceCommand(target, opts);
       } catch (error) {
         fail(error);
       }

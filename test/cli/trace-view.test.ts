@@ -26,8 +26,11 @@ afterAll(async () => {
 });
 
 /** The line of `text` that contains `needle`. */
+/** The first line of the timeline (after the summary, which comes first) holding `needle`. */
 function lineWith(text: string, needle: string): string {
-  const line = text.split("\n").find((l) => l.includes(needle));
+  const lines = text.split("\n");
+  const summaryEnd = lines.indexOf("");
+  const line = lines.slice(summaryEnd + 1).find((l) => l.includes(needle));
   if (line === undefined) throw new Error(`no line contains ${needle}`);
   return line;
 }
@@ -82,9 +85,10 @@ describe("viewTrace", () => {
     expect(hidden).not.toContain('{"sessionId"');
   });
 
-  it("ends with a summary", async () => {
+  it("starts with a summary", async () => {
     const view = await viewTrace(sample);
-    const summary = view.slice(view.indexOf("── summary ──"));
+    expect(view.startsWith("── summary ──")).toBe(true);
+    const summary = view.slice(0, view.indexOf("\n\n"));
     expect(summary).toMatch(/duration\s+3\.15 s/);
     expect(summary).toMatch(/exit\s+the agent exited with code 0/);
     expect(summary).toMatch(/messages\s+7 client→agent, 10 agent→client, 1 stderr line/);
