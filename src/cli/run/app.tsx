@@ -37,7 +37,7 @@ import {
 } from "../controller.js";
 import { AuthView } from "./auth-view.js";
 import { failureText } from "../exit-codes.js";
-import { runClientCommand } from "./commands.js";
+import { cycleMode, runClientCommand } from "./commands.js";
 import { Clamped } from "./clamped.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
@@ -304,11 +304,22 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   };
   // Once the cancelled turn has ended, the hint says so (a second Ctrl-C still exits).
   useEffect(() => {
+    if (controller.phase !== "prompting" && hint?.startsWith("Esc: cancelling") === true) {
+      setHint(undefined);
+    }
     if (controller.phase !== "prompting" && hint?.startsWith("Cancelling") === true) {
       setHint("The turn was cancelled. (Ctrl-C again to exit)");
     }
   });
   const [sentInitial, setSentInitial] = useState(false);
+  // Prompts sent during a turn wait here (shown above the status line) and go out one by
+  // one as turns end. A ref, for keys faster than renders; the state draws them.
+  const queue = useRef<string[]>([]);
+  const [queued, setQueued] = useState<readonly string[]>([]);
+  const setQueue = (next: string[]): void => {
+    queue.current = next;
+    setQueued(next);
+  };
   const phase = controller.phase;
   const sessionId = controller.sessionId;
   const state = controller.state;
@@ -340,6 +351,14 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   });
 
   const send = (text: string): void => {
+    // During a turn, prompts wait for it to end (the client's commands run at once).
+    const own = parseSlash(text)?.name.toLowerCase();
+    const clientCommand =
+      own !== undefined && (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own));
+    if (controller.phase === "prompting" && !clientCommand) {
+      setQueue([...queue.current, text]);
+      return;
+    }
     // "//text" sends "/text" as it is, whatever the commands.
     if (text.startsWith("//")) {
       prompt(text.slice(1));
@@ -370,9 +389,29 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     void controller.prompt([{ type: "text", text }]).then(
       ({ stopReason }) => {
         if (stopReason !== "end_turn") ui.notify("warn", `(the turn ended: ${stopReason})`);
+        // A cancelled turn drops what was queued behind it; else the next one goes out.
+        if (stopReason === "cancelled") dropQueue();
+        else sendQueued();
       },
-      (error: unknown) => ui.notify("error", failureText(error)),
+      (error: unknown) => {
+        ui.notify("error", failureText(error));
+        dropQueue();
+      },
     );
+  };
+
+  const sendQueued = (): void => {
+    const [next, ...rest] = queue.current;
+    if (next === undefined) return;
+    setQueue(rest);
+    send(next);
+  };
+
+  const dropQueue = (): void => {
+    const count = queue.current.length;
+    if (count === 0) return;
+    setQueue([]);
+    ui.notify("info", `(${count} queued prompt${count === 1 ? "" : "s"} dropped)`);
   };
 
   useEffect(() => {
@@ -407,6 +446,22 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     }
     // Any other key starts the count again: only two Ctrl-C in a row exit.
     if (interrupts.current !== 0) resetInterrupts();
+    // Esc: with prompts queued, clears the queue; else cancels the running turn. (Not while
+    // a question or the login chooser has the keys: Esc answers those.)
+    if (key.escape && ui.questions.length === 0 && controller.phase !== "auth-required") {
+      if (queue.current.length > 0) {
+        setQueue([]);
+        setHint("Queue cleared.");
+      } else if (controller.phase === "prompting") {
+        setHint("Esc: cancelling the turn…");
+        void controller.cancel();
+      }
+      return;
+    }
+    if (key.tab && key.shift && ui.questions.length === 0 && controller.phase === "ready") {
+      void cycleMode(controller, ui);
+      return;
+    }
     if (key.ctrl && input === "t") {
       ui.toggleThoughts();
       setHint(
@@ -458,11 +513,21 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
           spareRows={2}
           bottom={
             <Box ref={bottom} marginTop={1} flexDirection="column" flexShrink={0}>
+              {queued.map((text, i) => (
+                <Text key={i} dimColor>
+                  {"⧗ queued: "}
+                  {text.split("\n")[0]}
+                  {text.includes("\n") ? " …" : ""}
+                </Text>
+              ))}
+              {queued.length > 0 ? (
+                <Text dimColor>(sent when the turn ends · Esc clears the queue)</Text>
+              ) : null}
               {hint === undefined ? null : <Text color="yellow">{hint}</Text>}
               <StatusLine controller={controller} state={state} />
               <InputLine
                 enabled={inputEnabled}
-                canSubmit={phase === "ready"}
+                canSubmit={phase === "ready" || phase === "prompting"}
                 commands={allCommands(state?.availableCommands ?? null)}
                 onSubmit={send}
                 maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
