@@ -437,6 +437,9 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     quit();
   };
 
+  // Whether a question was on the screen when these keys came: the question view answers
+  // (and removes it) before this handler runs, and that Esc must not cancel the turn too.
+  const askingAtRender = ui.questions.length > 0;
   useInput((input, key) => {
     // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
     const presses = key.ctrl && input === "c" ? 1 : countCtrlC(input);
@@ -448,7 +451,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     if (interrupts.current !== 0) resetInterrupts();
     // Esc: with prompts queued, clears the queue; else cancels the running turn. (Not while
     // a question or the login chooser has the keys: Esc answers those.)
-    if (key.escape && ui.questions.length === 0 && controller.phase !== "auth-required") {
+    if (key.escape && !askingAtRender && controller.phase !== "auth-required") {
       if (queue.current.length > 0) {
         setQueue([]);
         setHint("Queue cleared.");
@@ -458,7 +461,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       }
       return;
     }
-    if (key.tab && key.shift && ui.questions.length === 0 && controller.phase === "ready") {
+    if (key.tab && key.shift && !askingAtRender && controller.phase === "ready") {
       void cycleMode(controller, ui);
       return;
     }
