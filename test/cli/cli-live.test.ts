@@ -292,7 +292,7 @@ describe("acp-kit run (live view)", () => {
     t.send("/new");
     await t.waitFor("New session session-2.");
     t.send("/sessions");
-    await t.waitFor(/ {2}session-1\n\* session-2/);
+    await t.waitFor(/ {3}1\. session-1\n\* {2}2\. session-2/);
     t.send("/sessions session-1");
     // The agent replays the session's history, and it is shown again.
     await t.waitFor(

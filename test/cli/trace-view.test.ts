@@ -26,8 +26,11 @@ afterAll(async () => {
 });
 
 /** The line of `text` that contains `needle`. */
+/** The first line of the timeline (after the summary, which comes first) holding `needle`. */
 function lineWith(text: string, needle: string): string {
-  const line = text.split("\n").find((l) => l.includes(needle));
+  const lines = text.split("\n");
+  const summaryEnd = lines.indexOf("");
+  const line = lines.slice(summaryEnd + 1).find((l) => l.includes(needle));
   if (line === undefined) throw new Error(`no line contains ${needle}`);
   return line;
 }
@@ -70,7 +73,7 @@ describe("viewTrace", () => {
       /\{"content":"export const x = 1;\\nexport.{0,40}… \(\+5\.\d KB\)$/,
     );
     expect(lineWith(view, "+2012.0ms")).toContain(
-      "session/prompt #3 ERROR in 12.0 ms -32603 Internal error",
+      "session/prompt #3 ERROR in 12.0 ms Internal error: model <overloaded> (-32603)",
     );
     expect(lineWith(view, "+2500.0ms")).toContain('⚠ not JSON: "oops not json"');
     expect(lineWith(view, "+5.0ms")).toContain("agent-stderr  │ warming up");
@@ -82,9 +85,10 @@ describe("viewTrace", () => {
     expect(hidden).not.toContain('{"sessionId"');
   });
 
-  it("ends with a summary", async () => {
+  it("starts with a summary", async () => {
     const view = await viewTrace(sample);
-    const summary = view.slice(view.indexOf("── summary ──"));
+    expect(view.startsWith("── summary ──")).toBe(true);
+    const summary = view.slice(0, view.indexOf("\n\n"));
     expect(summary).toMatch(/duration\s+3\.15 s/);
     expect(summary).toMatch(/exit\s+the agent exited with code 0/);
     expect(summary).toMatch(/messages\s+7 client→agent, 10 agent→client, 1 stderr line/);
@@ -93,7 +97,7 @@ describe("viewTrace", () => {
     );
     expect(summary).toMatch(/agent→client\s+session\/update\s+notification\s+4/);
     expect(summary).toMatch(
-      /errors\s+1\n\s+\+2012\.0ms agent→client session\/prompt #3: -32603 Internal error/,
+      /errors\s+1\n\s+\+2012\.0ms agent→client session\/prompt #3: Internal error: model <overloaded> \(-32603\)/,
     );
     expect(summary).toMatch(/unanswered\s+1\n\s+\+3000\.0ms client→agent session\/prompt #4/);
     expect(summary).toContain("1 unparsed line, 1 truncated line");

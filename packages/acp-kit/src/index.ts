@@ -70,6 +70,7 @@ export {
   MessageTooLargeError,
 } from "./jsonrpc/errors.js";
 export type { ConnectionErrorCode } from "./jsonrpc/errors.js";
+export { describePeerError, errorDataText, type PeerErrorLike } from "./jsonrpc/error-text.js";
 export {
   JsonRpcConnection,
   type ConnectionOptions,

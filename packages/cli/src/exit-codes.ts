@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { ConnectionError, RequestError } from "acp-kit";
+import { describePeerError, errorDataText } from "acp-kit";
+import { ConnectionError, ErrorCodes, RequestError } from "acp-kit";
 import { AgentExitError, AgentStartupError } from "acp-kit/node";
 import type { StopReason } from "acp-kit";
 
@@ -29,7 +30,15 @@ export const ExitCodes = {
   AUTH_REQUIRED: 20,
   /** The agent exited or crashed. */
   AGENT_CRASHED: 30,
-  /** The agent broke the protocol (an invalid or unexpected answer). */
+  /**
+   * The agent answered a request with an error (its own failure: a network error, a
+   * missing key, an internal error); the message says what the error and its data say.
+   */
+  AGENT_ERROR: 31,
+  /**
+   * The agent broke the protocol: an invalid answer, no answer in time, an answer too large
+   * to read, or a stop reason this version does not know.
+   */
   PROTOCOL_ERROR: 40,
   /** `acp-kit check`: at least one conformance check failed. */
   CHECK_FAILED: 50,
@@ -61,18 +70,41 @@ export function describeFailure(error: unknown): { exitCode: number; message: st
     if (error.cause instanceof AgentExitError || error.code === "connection_closed") {
       return { exitCode: ExitCodes.AGENT_CRASHED, message: error.message };
     }
-    if (error.code === "invalid_response") {
-      const issues = (error.issues ?? []).map((i) => `${i.path || "/"}: ${i.message}`).join("; ");
-      return { exitCode: ExitCodes.PROTOCOL_ERROR, message: `${error.message}: ${issues}` };
+    switch (error.code) {
+      case "invalid_response": {
+        const issues = (error.issues ?? [])
+          .slice(0, 3)
+          .map((i) => `${i.path || "/"}: ${i.message}`)
+          .join("; ");
+        return {
+          exitCode: ExitCodes.PROTOCOL_ERROR,
+          message: `The agent broke the protocol: ${error.message}${issues === "" ? "" : `: ${issues}`}`,
+        };
+      }
+      case "timeout":
+      case "message_too_large":
+        return {
+          exitCode: ExitCodes.PROTOCOL_ERROR,
+          message: `The agent broke the protocol: ${error.message}`,
+        };
+      case "cancelled":
+        return { exitCode: ExitCodes.CANCELLED, message: error.message };
     }
     return { exitCode: ExitCodes.FAILURE, message: error.message };
   }
   if (error instanceof RequestError) {
-    if (error.code === -32000) return { exitCode: ExitCodes.AUTH_REQUIRED, message: error.message };
-    return {
-      exitCode: ExitCodes.PROTOCOL_ERROR,
-      message: `The agent answered an error: ${error.message} (${error.code})`,
-    };
+    const text = describePeerError(error);
+    if (error.code === ErrorCodes.AUTH_REQUIRED) {
+      const detail = errorDataText(error.data);
+      return {
+        exitCode: ExitCodes.AUTH_REQUIRED,
+        message: `The agent requires authentication (${error.message}${detail === undefined ? "" : `: ${detail}`}).`,
+      };
+    }
+    if (error.code === ErrorCodes.REQUEST_CANCELLED) {
+      return { exitCode: ExitCodes.CANCELLED, message: `The request was cancelled: ${text}` };
+    }
+    return { exitCode: ExitCodes.AGENT_ERROR, message: `The agent reported an error: ${text}` };
   }
   return {
     exitCode: ExitCodes.FAILURE,
@@ -92,5 +124,14 @@ export const EXIT_CODE_HELP = `Exit codes:
   13  cancelled
   20  the agent requires authentication
   30  the agent exited or crashed
-  40  the agent broke the protocol
+  31  the agent reported an error (its message and data are printed)
+  40  the agent broke the protocol (invalid answer, no answer, unknown stop reason)
   129 ended by SIGHUP, 143 by SIGTERM (the agent and its terminals are ended first)`;
+
+/**
+ * A failure in one line for the user: a peer's error with what its data says (see
+ * `describePeerError`), a local error's message.
+ */
+export function failureText(error: unknown): string {
+  return describeFailure(error).message;
+}

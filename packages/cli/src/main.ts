@@ -266,21 +266,10 @@ Then read it:
     )
     .action(async (words: string[], opts: RemoteFlags & { out?: string }) => {
       try {
-        const remote = remoteTarget(opts, words);
-        if (remote !== undefined) words = [remote.command, ...remote.args];
-        if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
-        let command = words;
-        if (words.length === 1 && !process.argv.includes("--")) {
-          // A name or registry id: the proxy starts the agent with this process's environment.
-          const target = await agentTarget(words);
-          Object.assign(process.env, target.env);
-          command = [target.command, ...target.args];
-        }
+        // A named agent or registry id (`acp-kit trace claude`), --url, or a command after `--`.
+        const target = await agentTarget(words, opts);
         const { runTraceCommand } = await import("./trace/trace-command.js");
-        process.exitCode = await runTraceCommand(
-          command,
-          opts.out === undefined ? {} : { out: opts.out },
-        );
+        process.exitCode = await runTraceCommand(target, opts);
       } catch (error) {
         fail(error);
       }

@@ -27,7 +27,7 @@ import {
   useSyncExternalStore,
   type ReactNode,
 } from "react";
-import type { AuthMethod, PlanEntry } from "acp-kit";
+import type { PlanEntry } from "acp-kit";
 import type { SessionState, ThreadItem } from "acp-kit";
 import {
   inheritStdioRunner,
@@ -35,7 +35,9 @@ import {
   type AgentController,
   type AgentEnd,
 } from "../controller.js";
-import { runClientCommand } from "./commands.js";
+import { AuthView } from "./auth-view.js";
+import { failureText } from "../exit-codes.js";
+import { cycleMode, runClientCommand } from "./commands.js";
 import { Clamped } from "./clamped.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
@@ -220,43 +222,6 @@ function StatusLine({
   );
 }
 
-function AuthView({
-  methods,
-  onChoose,
-}: {
-  methods: readonly AuthMethod[];
-  onChoose: (m: AuthMethod) => void;
-}): ReactNode {
-  const [index, setIndex] = useState(0);
-  useInput((input, key) => {
-    if (key.upArrow) setIndex((i) => Math.max(0, i - 1));
-    else if (key.downArrow) setIndex((i) => Math.min(methods.length - 1, i + 1));
-    else if (key.return) {
-      const method = methods[index];
-      if (method !== undefined) onChoose(method);
-    } else if (/^[1-9]$/.test(input)) {
-      const method = methods[Number(input) - 1];
-      if (method !== undefined) onChoose(method);
-    }
-  });
-  return (
-    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
-      <Text bold>The agent needs you to log in. Choose a method:</Text>
-      {methods.length === 0 ? (
-        <Text dimColor>(the agent offered none; /restart or /quit)</Text>
-      ) : null}
-      {methods.map((m, i) => (
-        <Text key={m.id} color={i === index ? "cyan" : undefined}>
-          {i === index ? "❯ " : "  "}
-          {i + 1}. {m.name}
-          {isTerminalAuth(m) ? " (runs a login command here)" : ""}
-          {m.description == null ? "" : ` — ${m.description}`}
-        </Text>
-      ))}
-    </Box>
-  );
-}
-
 /** What the exit box says first. */
 function howItEnded(exit: AgentEnd | undefined): string {
   // Only a restart can fail here (a failed first start ends the program).
@@ -339,11 +304,22 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   };
   // Once the cancelled turn has ended, the hint says so (a second Ctrl-C still exits).
   useEffect(() => {
+    if (controller.phase !== "prompting" && hint?.startsWith("Esc: cancelling") === true) {
+      setHint(undefined);
+    }
     if (controller.phase !== "prompting" && hint?.startsWith("Cancelling") === true) {
       setHint("The turn was cancelled. (Ctrl-C again to exit)");
     }
   });
   const [sentInitial, setSentInitial] = useState(false);
+  // Prompts sent during a turn wait here (shown above the status line) and go out one by
+  // one as turns end. A ref, for keys faster than renders; the state draws them.
+  const queue = useRef<string[]>([]);
+  const [queued, setQueued] = useState<readonly string[]>([]);
+  const setQueue = (next: string[]): void => {
+    queue.current = next;
+    setQueued(next);
+  };
   const phase = controller.phase;
   const sessionId = controller.sessionId;
   const state = controller.state;
@@ -375,6 +351,14 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   });
 
   const send = (text: string): void => {
+    // During a turn, prompts wait for it to end (the client's commands run at once).
+    const own = parseSlash(text)?.name.toLowerCase();
+    const clientCommand =
+      own !== undefined && (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own));
+    if (controller.phase === "prompting" && !clientCommand) {
+      setQueue([...queue.current, text]);
+      return;
+    }
     // "//text" sends "/text" as it is, whatever the commands.
     if (text.startsWith("//")) {
       prompt(text.slice(1));
@@ -405,10 +389,29 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     void controller.prompt([{ type: "text", text }]).then(
       ({ stopReason }) => {
         if (stopReason !== "end_turn") ui.notify("warn", `(the turn ended: ${stopReason})`);
+        // A cancelled turn drops what was queued behind it; else the next one goes out.
+        if (stopReason === "cancelled") dropQueue();
+        else sendQueued();
       },
-      (error: unknown) =>
-        ui.notify("error", error instanceof Error ? error.message : String(error)),
+      (error: unknown) => {
+        ui.notify("error", failureText(error));
+        dropQueue();
+      },
     );
+  };
+
+  const sendQueued = (): void => {
+    const [next, ...rest] = queue.current;
+    if (next === undefined) return;
+    setQueue(rest);
+    send(next);
+  };
+
+  const dropQueue = (): void => {
+    const count = queue.current.length;
+    if (count === 0) return;
+    setQueue([]);
+    ui.notify("info", `(${count} queued prompt${count === 1 ? "" : "s"} dropped)`);
   };
 
   useEffect(() => {
@@ -434,6 +437,9 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     quit();
   };
 
+  // Whether a question was on the screen when these keys came: the question view answers
+  // (and removes it) before this handler runs, and that Esc must not cancel the turn too.
+  const askingAtRender = ui.questions.length > 0;
   useInput((input, key) => {
     // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
     const presses = key.ctrl && input === "c" ? 1 : countCtrlC(input);
@@ -443,6 +449,22 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     }
     // Any other key starts the count again: only two Ctrl-C in a row exit.
     if (interrupts.current !== 0) resetInterrupts();
+    // Esc: with prompts queued, clears the queue; else cancels the running turn. (Not while
+    // a question or the login chooser has the keys: Esc answers those.)
+    if (key.escape && !askingAtRender && controller.phase !== "auth-required") {
+      if (queue.current.length > 0) {
+        setQueue([]);
+        setHint("Queue cleared.");
+      } else if (controller.phase === "prompting") {
+        setHint("Esc: cancelling the turn…");
+        void controller.cancel();
+      }
+      return;
+    }
+    if (key.tab && key.shift && !askingAtRender && controller.phase === "ready") {
+      void cycleMode(controller, ui);
+      return;
+    }
     if (key.ctrl && input === "t") {
       ui.toggleThoughts();
       setHint(
@@ -454,7 +476,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     if (phase === "exited") {
       if (input === "r") {
         ui.notify("info", "Restarting the agent…");
-        void controller.restart().catch((error: unknown) => ui.notify("error", String(error)));
+        void controller.restart().catch((error: unknown) => ui.notify("error", failureText(error)));
       } else if (input === "q") quit();
     }
   });
@@ -494,11 +516,21 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
           spareRows={2}
           bottom={
             <Box ref={bottom} marginTop={1} flexDirection="column" flexShrink={0}>
+              {queued.map((text, i) => (
+                <Text key={i} dimColor>
+                  {"⧗ queued: "}
+                  {text.split("\n")[0]}
+                  {text.includes("\n") ? " …" : ""}
+                </Text>
+              ))}
+              {queued.length > 0 ? (
+                <Text dimColor>(sent when the turn ends · Esc clears the queue)</Text>
+              ) : null}
               {hint === undefined ? null : <Text color="yellow">{hint}</Text>}
               <StatusLine controller={controller} state={state} />
               <InputLine
                 enabled={inputEnabled}
-                canSubmit={phase === "ready"}
+                canSubmit={phase === "ready" || phase === "prompting"}
                 commands={allCommands(state?.availableCommands ?? null)}
                 onSubmit={send}
                 maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
@@ -525,7 +557,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
                 // view: say what happened once it is back.
                 const inTerminal = isTerminalAuth(method);
                 if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
-                void controller
+                return controller
                   .authenticate(method, (command, args, env) =>
                     suspend(() => inheritStdioRunner(command, args, env)),
                   )
@@ -533,9 +565,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
                     if (inTerminal)
                       ui.notify("info", `Logged in (${method.name}); agent restarted.`);
                   })
-                  .catch((error: unknown) =>
-                    ui.notify("error", error instanceof Error ? error.message : String(error)),
-                  );
+                  .catch((error: unknown) => ui.notify("error", failureText(error)));
               }}
             />
           ) : null}

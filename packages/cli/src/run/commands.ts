@@ -5,6 +5,7 @@
  */
 import type { SessionConfigOption } from "acp-kit";
 import type { AgentController } from "../controller.js";
+import { failureText } from "../exit-codes.js";
 import { allCommands } from "./slash.js";
 import type { UiModel } from "./ui-model.js";
 
@@ -96,6 +97,63 @@ async function configCommand(
   ui.notify("info", `${option.name}: ${raw}`);
 }
 
+/**
+ * The session meant by what was typed after `/sessions`: its number in the list, a whole
+ * id, or the unique start of one. Several matches come back as a list; none as undefined.
+ * When the agent cannot list sessions, what was typed is taken as the id.
+ */
+async function resolveSessionId(
+  typed: string,
+  controller: AgentController,
+): Promise<string | string[] | undefined> {
+  let ids: string[];
+  try {
+    ids = (await controller.listSessions()).map((s) => s.sessionId);
+  } catch {
+    return typed;
+  }
+  if (ids.includes(typed)) return typed;
+  if (/^\d+$/.test(typed)) {
+    const byNumber = ids[Number(typed) - 1];
+    if (byNumber !== undefined) return byNumber;
+  }
+  const matches = ids.filter((id) => id.startsWith(typed));
+  if (matches.length === 1) return matches[0];
+  if (matches.length > 1) return matches;
+  return ids.length === 0 ? typed : undefined;
+}
+
+/**
+ * The mode after the current one (Shift-Tab), from the `mode` config option or the
+ * session's modes; undefined when there are fewer than two.
+ */
+export function nextMode(controller: AgentController): { id: string; name: string } | undefined {
+  const state = controller.state;
+  const option = state?.configOptions?.find((o) => o.category === "mode");
+  const list =
+    option !== undefined
+      ? selectValues(option).map((v) => ({ id: v.value, name: v.name }))
+      : (state?.availableModes ?? []).map((m) => ({ id: m.id, name: m.name }));
+  if (list.length < 2) return undefined;
+  const current = option !== undefined ? option.currentValue : state?.currentModeId;
+  const at = list.findIndex((m) => m.id === current);
+  return list[(at + 1) % list.length];
+}
+
+/** Switches to the next mode (Shift-Tab); says which, or why not. */
+export async function cycleMode(controller: AgentController, ui: UiModel): Promise<void> {
+  const next = nextMode(controller);
+  if (next === undefined) {
+    ui.notify("info", "This agent has no modes to cycle through.");
+    return;
+  }
+  try {
+    await modeCommand(next.id, controller, ui);
+  } catch (error) {
+    ui.notify("error", failureText(error));
+  }
+}
+
 async function sessionsCommand(
   args: string,
   controller: AgentController,
@@ -108,19 +166,32 @@ async function sessionsCommand(
       sessions.length === 0
         ? "No sessions."
         : sessions
-            .map((s) =>
+            .map((s, i) =>
               [
-                `${s.sessionId === controller.sessionId ? "*" : " "} ${s.sessionId}`,
+                `${s.sessionId === controller.sessionId ? "*" : " "} ${String(i + 1).padStart(2)}. ${s.sessionId}`,
                 s.title,
                 s.updatedAt,
               ]
                 .filter((part) => part != null && part !== "")
                 .join("  "),
             )
-            .join("\n") + "\nSwitch with /sessions <id>.",
+            .join("\n") + "\nSwitch with /sessions <number>, or the start of an id.",
     );
     return;
   }
+  const id = await resolveSessionId(args, controller);
+  if (id === undefined) {
+    ui.notify("warn", `No session matches "${args}" (/sessions lists them).`);
+    return;
+  }
+  if (typeof id !== "string") {
+    ui.notify(
+      "warn",
+      `"${args}" matches ${id.length} sessions: ${id.join(", ")}. Type more of the id.`,
+    );
+    return;
+  }
+  args = id;
   ui.notify("info", `Switching to session ${args}…`);
   // A loaded session's history is replayed by the agent: show it again from the start.
   if (controller.info?.agentCapabilities?.loadSession === true) ui.replay(args);
@@ -141,7 +212,7 @@ function help(controller: AgentController, ui: UiModel): void {
     [
       ...lines,
       "",
-      "Keys: Enter send · Tab complete · ↑↓ history · Ctrl-C cancel (twice: exit) · Ctrl-T thoughts",
+      "Keys: Enter send (during a turn: queue) · Tab complete · ↑↓ history · Esc cancel the turn (with prompts queued: clear the queue) · Shift-Tab next mode · Ctrl-C cancel (twice: exit) · Ctrl-T thoughts",
     ].join("\n"),
   );
 }
@@ -188,7 +259,7 @@ export async function runClientCommand(
         return;
     }
   } catch (error) {
-    ui.notify("error", error instanceof Error ? error.message : String(error));
+    ui.notify("error", failureText(error));
     return;
   }
 }

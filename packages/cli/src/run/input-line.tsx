@@ -13,7 +13,7 @@ import { completions, type SlashCommand } from "./slash.js";
 export interface InputLineProps {
   /** Whether keys go to the input (not while a question is asked). */
   readonly enabled: boolean;
-  /** Whether Enter sends (not while a turn runs). */
+  /** Whether Enter sends (while a turn runs, the view queues what is sent). */
   readonly canSubmit: boolean;
   /** Commands offered for completion. */
   readonly commands: readonly SlashCommand[];
@@ -61,8 +61,9 @@ export function InputLine({
 
   useInput(
     (input, key) => {
-      // Ctrl-C and Ctrl-T belong to the view.
+      // Ctrl-C, Ctrl-T and Shift-Tab (modes) belong to the view.
       if (key.ctrl && (input === "c" || input === "t")) return;
+      if (key.tab && key.shift) return;
       const { state, submit } = editLine(current.current, input, key, {
         history: history.current,
         canSubmit,

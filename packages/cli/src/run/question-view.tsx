@@ -4,10 +4,11 @@
  * @module
  */
 import { Box, Text, useInput, useStdout } from "ink";
-import { useState, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import type { PermissionOption } from "acp-kit";
 import type { SessionState } from "acp-kit";
 import { toolCallInQuestion } from "acp-kit/internal";
+import { useChoice } from "./choice.js";
 import { ToolCallView } from "./tool-call-view.js";
 import type { SessionStore } from "acp-kit";
 import type { PendingQuestion, UiModel } from "./ui-model.js";
@@ -41,7 +42,6 @@ export function QuestionView({
   const options = request.options;
   // The box must fit on the screen with the status and input lines.
   const rows = useStdout().stdout.rows || 24;
-  const [index, setIndex] = useState(0);
   const choose = (option: PermissionOption | undefined): void => {
     question.answer(
       option === undefined
@@ -49,16 +49,13 @@ export function QuestionView({
         : { outcome: "selected", optionId: option.optionId },
     );
   };
-  useInput((input, key) => {
-    if (key.upArrow) setIndex((i) => (i + options.length - 1) % options.length);
-    else if (key.downArrow || key.tab) setIndex((i) => (i + 1) % options.length);
-    else if (key.return) choose(options[index]);
-    else if (key.escape) choose(escapeChoice(options));
-    else if (/^[1-9]$/.test(input)) {
-      const option = options[Number(input) - 1];
-      if (option !== undefined) choose(option);
-    }
+  // The highlighted option is read when the key comes, not from the last render: `↓` and
+  // `Enter` in one chunk must choose the option below (see `choice.ts`).
+  const { index, onKey } = useChoice(options.length, {
+    onChoose: (i) => choose(options[i]),
+    onEscape: () => choose(escapeChoice(options)),
   });
+  useInput(onKey);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>
       <Text bold color="yellow">

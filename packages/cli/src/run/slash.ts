@@ -49,12 +49,35 @@ export const CLIENT_COMMANDS: readonly SlashCommand[] = [
   { name: "quit", description: "end the agent and exit", source: "client" },
 ];
 
+/** The longest description shown for a command (help, completion). */
+const DESCRIPTION_CHARS = 80;
+
+/**
+ * A command's description on one line: its first non-empty line, cut to
+ * {@link DESCRIPTION_CHARS} characters (agents send paragraphs, Markdown included).
+ */
+export function oneLine(description: string): string {
+  const first =
+    description
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .find((line) => line !== "") ?? "";
+  const more = first !== description.trim();
+  if (first.length > DESCRIPTION_CHARS)
+    return `${first.slice(0, DESCRIPTION_CHARS - 1).trimEnd()}…`;
+  return more ? `${first} …` : first;
+}
+
 /** Every command available now: the client's, then the agent's. */
 export function allCommands(agentCommands: readonly AvailableCommand[] | null): SlashCommand[] {
   const agent = (agentCommands ?? [])
     .filter((c) => !CLIENT_COMMANDS.some((own) => own.name === c.name))
     .map((c) => {
-      const command: SlashCommand = { name: c.name, description: c.description, source: "agent" };
+      const command: SlashCommand = {
+        name: c.name,
+        description: oneLine(c.description),
+        source: "agent",
+      };
       const hint = c.input != null && "hint" in c.input ? c.input.hint : undefined;
       return hint === undefined ? command : { ...command, hint };
     });

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { describePeerError, errorDataText } from "acp-kit";
 import type { TimelineEntry } from "./trace-timeline.js";
 
 /** The longest quoted text in a summary. */
@@ -139,8 +140,11 @@ function describeResult(method: string | undefined, result: Json): string | unde
 /** A one-line description of an entry's content, when there is something to say. */
 export function describeEntry(entry: TimelineEntry): string | undefined {
   if (entry.error !== undefined) {
-    const { code, message } = entry.error;
-    return join(code === undefined ? undefined : String(code), message);
+    const { code, message, data } = entry.error;
+    if (code === undefined) return join(message, errorDataText(data));
+    // The peer of an error the client answered is the agent's client: "the client".
+    const peer = entry.dir === "client→agent" ? "the client" : "the agent";
+    return describePeerError({ code, message, data }, peer);
   }
   const payload = obj(entry.payload);
   if (payload === undefined) return undefined;

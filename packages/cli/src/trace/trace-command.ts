@@ -4,7 +4,7 @@
  * @module
  */
 import { statSync } from "node:fs";
-import { UsageError } from "../target.js";
+import { UsageError, type AgentTarget } from "../target.js";
 import { viewTrace } from "./trace-view.js";
 import { writeTraceHtml } from "./trace-html.js";
 import { exitWithStatus, runTraceProxy } from "./trace-proxy.js";
@@ -26,28 +26,36 @@ export interface TraceViewCommandOptions {
 }
 
 /**
- * `acp-kit trace [--out FILE] -- <agent command...>`: runs the agent behind the recording
- * proxy over this process's stdio. Resolves with the agent's exit code once it has exited
+ * `acp-kit trace [--out FILE] -- <agent command...>` or `acp-kit trace [--out FILE] NAME`
+ * (a named agent, as for `run`): runs the agent behind the recording proxy over this
+ * process's stdio. Resolves with the agent's exit code once it has exited
  * and everything was forwarded. When a signal killed the agent, this process is killed by
  * the same signal instead (so the editor sees what it would have seen without the proxy).
  *
- * @param words - The agent's command and its arguments.
+ * @param target - The agent: a command and its arguments (the words after `--`), or a
+ *   named agent resolved as `run` does (its environment added to this process's).
  * @param options - Where to write the trace.
  */
 export async function runTraceCommand(
-  words: readonly string[],
+  target: readonly string[] | AgentTarget,
   options: TraceCommandOptions = {},
 ): Promise<number> {
-  const [command = "", ...args] = words;
+  const [command = "", ...args] = isWords(target) ? target : [target.command, ...target.args];
+  const env = isWords(target) ? undefined : target.env;
   const result = await runTraceProxy({
     command,
     args,
+    ...(env === undefined ? {} : { env: { ...process.env, ...env } }),
     ...(options.out === undefined ? {} : { out: options.out }),
   });
   // Nothing more will be read: let the process end even if the editor keeps its end open.
   process.stdin.destroy();
   if (result.signal !== null && result.code === null) exitWithStatus(result);
   return result.exitCode;
+}
+
+function isWords(target: readonly string[] | AgentTarget): target is readonly string[] {
+  return Array.isArray(target);
 }
 
 /**

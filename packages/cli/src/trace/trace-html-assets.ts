@@ -55,6 +55,15 @@ table { border-collapse: collapse; }
 td, th { padding: 2px 10px 2px 0; text-align: left; vertical-align: top; }
 td.n { text-align: right; }
 [hidden] { display: none !important; }
+.chunk-text { white-space: pre-wrap; margin: 4px 0; }
+.fg-0 { color: #3b3b3b; } .fg-1 { color: #cd3131; } .fg-2 { color: #00bc00; }
+.fg-3 { color: #949800; } .fg-4 { color: #0451a5; } .fg-5 { color: #bc05bc; }
+.fg-6 { color: #0598bc; } .fg-7 { color: #777777; } .fg-8 { color: #666666; }
+.fg-9 { color: #f14c4c; } .fg-10 { color: #16c60c; } .fg-11 { color: #b5ba00; }
+.fg-12 { color: #3b8eea; } .fg-13 { color: #d670d6; } .fg-14 { color: #29b8db; }
+.fg-15 { color: #a5a5a5; }
+.bold { font-weight: 600; } .dim { opacity: 0.7; } .italic { font-style: italic; }
+.underline { text-decoration: underline; }
 `;
 
 /** The page's script: the filter box, the direction and error toggles, expand/collapse. */

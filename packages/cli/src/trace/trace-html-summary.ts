@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { endedByClient } from "./trace-fold.js";
 import { describeEntry } from "./message-summary.js";
 import { escapeHtml } from "./trace-html-assets.js";
 import {
@@ -39,7 +40,7 @@ export function renderSummaryHtml(timeline: Timeline): string {
   const exitText =
     exit === undefined
       ? `<span class="warn">not recorded (the trace is incomplete)</span>`
-      : `<span class="${exitFailed(exit) ? "err" : "ok"}">${escapeHtml(describeExit(exit))}</span>`;
+      : `<span class="${exitFailed(exit, endedByClient(trace)) ? "err" : "ok"}">${escapeHtml(describeExit(exit, endedByClient(trace)))}</span>`;
   const m = timeline.messages;
   const methodRows = timeline.methods.map((s) => {
     const latency =

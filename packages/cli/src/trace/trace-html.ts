@@ -1,8 +1,9 @@
 /**
  * {@link writeTraceHtml} / {@link renderTraceHtml}: a trace as one self-contained HTML page
  * for sharing: the timeline with collapsible payloads, requests linked to their responses
- * with latencies, errors highlighted, a filter box (method, direction, text) and the
- * summary. No external resources (a Content-Security-Policy forbids loading any), and
+ * with latencies, errors highlighted, a filter box (method, direction, text), the
+ * summary first, consecutive chunks of one message folded into one row (open it for the
+ * raw messages), and the agent's stderr with its colours. No external resources (a Content-Security-Policy forbids loading any), and
  * everything from the trace is HTML-escaped: a message cannot inject markup or script.
  *
  * @module
@@ -27,6 +28,7 @@ import {
   formatTime,
   idText,
 } from "./trace-labels.js";
+import { ansiSpans, endedByClient, foldChunks, stripAnsi, type TimelineRow } from "./trace-fold.js";
 import { buildTimeline, type TimelineEntry } from "./trace-timeline.js";
 
 /** Options of {@link renderTraceHtml} and {@link writeTraceHtml}. */
@@ -54,8 +56,19 @@ function span(cls: string, text: string): string {
   return `<span class="${cls}">${escapeHtml(text)}</span>`;
 }
 
+/** The agent's stderr with its colours rendered (escaped; other escapes dropped). */
+function ansiHtml(text: string): string {
+  return ansiSpans(text)
+    .map((s) => (s.classes.length === 0 ? escapeHtml(s.text) : span(s.classes.join(" "), s.text)))
+    .join("");
+}
+
 /** The inside of a row's `<summary>` (or of the row, when it has no payload). */
-function headline(entry: TimelineEntry, entries: readonly TimelineEntry[]): string {
+function headline(
+  entry: TimelineEntry,
+  entries: readonly TimelineEntry[],
+  byClient: boolean,
+): string {
   const record = entry.record;
   const summary = describeEntry(entry);
   const sum =
@@ -95,14 +108,14 @@ function headline(entry: TimelineEntry, entries: readonly TimelineEntry[]): stri
     case "invalid":
       return span("warn", "⚠ not JSON-RPC");
     case "stderr":
-      return span("text", (record as { text: string }).text);
+      return `<span class="text">${ansiHtml((record as { text: string }).text)}</span>`;
     case "event":
       return escapeHtml(describeEvent(record as TraceEventRecord));
     case "header":
       return span("method", describeHeader(record as TraceHeaderRecord));
     case "exit": {
       const exit = record as TraceExitRecord;
-      return span(exitFailed(exit) ? "err" : "method", describeExit(exit));
+      return span(exitFailed(exit, byClient) ? "err" : "method", describeExit(exit, byClient));
     }
   }
 }
@@ -118,11 +131,16 @@ function body(entry: TimelineEntry, maxChars: number): string | undefined {
   return undefined;
 }
 
-function row(entry: TimelineEntry, entries: readonly TimelineEntry[], maxChars: number): string {
+function row(
+  entry: TimelineEntry,
+  entries: readonly TimelineEntry[],
+  maxChars: number,
+  byClient: boolean,
+): string {
   const dir = entry.dir ?? (entry.kind === "event" ? "proxy" : "agent");
   const isError =
     entry.error !== undefined ||
-    (entry.kind === "exit" && exitFailed(entry.record as TraceExitRecord));
+    (entry.kind === "exit" && exitFailed(entry.record as TraceExitRecord, byClient));
   const classes = [
     "row",
     `k-${entry.kind}`,
@@ -130,8 +148,8 @@ function row(entry: TimelineEntry, entries: readonly TimelineEntry[], maxChars: 
     ...(isError ? ["is-error"] : []),
   ].join(" ");
   const search = [dir, entry.method ?? "", idText(entry.id), describeEntry(entry) ?? ""];
-  if (entry.kind === "stderr") search.push((entry.record as { text: string }).text);
-  const head = headline(entry, entries);
+  if (entry.kind === "stderr") search.push(stripAnsi((entry.record as { text: string }).text));
+  const head = headline(entry, entries, byClient);
   const payload = body(entry, maxChars);
   const content =
     payload === undefined
@@ -142,6 +160,40 @@ function row(entry: TimelineEntry, entries: readonly TimelineEntry[], maxChars: 
     `data-search="${escapeHtml(search.join(" ").toLowerCase())}">` +
     `<span class="t">${escapeHtml(formatTime(entry.t).trim())}</span>` +
     `<span class="dir">${escapeHtml(dir)}</span>${content}</div>`
+  );
+}
+
+/**
+ * A run of chunks of one message as one row: the whole text, and the raw messages inside
+ * when it is opened.
+ */
+function chunkRow(run: Extract<TimelineRow, { kind: "chunks" }>, maxChars: number): string {
+  const first = run.entries[0];
+  const last = run.entries[run.entries.length - 1];
+  if (first === undefined || last === undefined) return "";
+  const dir = first.dir ?? "agent";
+  const classes = [
+    "row",
+    "k-notification",
+    "k-chunks",
+    first.dir === undefined ? "d-meta" : DIR_CLASSES[first.dir],
+  ];
+  const search = [dir, "session/update", run.update, run.text.slice(0, 2000)];
+  const head =
+    `${span("method", "session/update")} ${span("sum", `${run.update} ×${run.entries.length} in ${formatLatency(last.t - first.t)}, ${formatBytes(Buffer.byteLength(run.text, "utf8"))}`)}` +
+    `<div class="chunk-text">${escapeHtml(run.text.slice(0, maxChars))}</div>`;
+  const raw = run.entries
+    .map(
+      (e) =>
+        `<div id="e${e.index}"><span class="t">${escapeHtml(formatTime(e.t).trim())}</span><pre>${pretty((e.record as { msg?: unknown }).msg, maxChars)}</pre></div>`,
+    )
+    .join("");
+  return (
+    `<div class="${classes.join(" ")}" id="e${first.index}-run" data-dir="${escapeHtml(dir)}" ` +
+    `data-search="${escapeHtml(search.join(" ").toLowerCase())}">` +
+    `<span class="t">${escapeHtml(formatTime(first.t).trim())}</span>` +
+    `<span class="dir">${escapeHtml(dir)}</span>` +
+    `<details><summary>${head}</summary>${span("sum", `${run.entries.length} raw messages:`)}${raw}</details></div>`
   );
 }
 
@@ -162,7 +214,14 @@ export function renderTraceHtml(trace: Trace, options: TraceHtmlOptions = {}): s
         `<label><input type="checkbox" data-dir="${escapeHtml(d)}" checked> ${escapeHtml(d)}</label>`,
     )
     .join(" ");
-  const rows = timeline.entries.map((entry) => row(entry, timeline.entries, maxChars)).join("\n");
+  const byClient = endedByClient(trace);
+  const rows = foldChunks(timeline.entries)
+    .map((r) =>
+      r.kind === "entry"
+        ? row(r.entry, timeline.entries, maxChars, byClient)
+        : chunkRow(r, maxChars),
+    )
+    .join("\n");
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -175,11 +234,11 @@ export function renderTraceHtml(trace: Trace, options: TraceHtmlOptions = {}): s
 </head>
 <body>
 <header><h1>${escapeHtml(title)}</h1><div class="meta">${escapeHtml(header === undefined ? "(no header)" : describeHeader(header))}</div></header>
+${renderSummaryHtml(timeline)}
 <div class="controls"><input id="filter" type="search" placeholder="filter: method, direction, text…" aria-label="filter"> ${boxes} <label><input type="checkbox" id="errors-only"> errors only</label> <button type="button" id="expand">expand all</button> <button type="button" id="collapse">collapse all</button> <span id="count" class="meta"></span></div>
 <main id="timeline">
 ${rows}
 </main>
-${renderSummaryHtml(timeline)}
 <script>${TRACE_JS}</script>
 </body>
 </html>

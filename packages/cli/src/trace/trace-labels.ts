@@ -68,14 +68,22 @@ export function describeEvent(record: TraceEventRecord): string {
 }
 
 /** "the agent exited with code 0", "... was killed by SIGTERM", "... cannot start ...". */
-export function describeExit(record: TraceExitRecord): string {
+export function describeExit(record: TraceExitRecord, byClient = false): string {
   if (record.error !== undefined) return `the proxy ${record.error}`;
+  if (byClient) {
+    const how = record.signal !== null ? `by ${record.signal}` : `with code ${record.code ?? "?"}`;
+    return `the agent ended ${how}, as the client asked (a normal end)`;
+  }
   if (record.signal !== null) return `the agent was killed by ${record.signal}`;
   return `the agent exited with code ${record.code ?? "?"}`;
 }
 
-/** True when an exit record reports a failure. */
-export function exitFailed(record: TraceExitRecord): boolean {
+/**
+ * True when an exit record reports a failure; not when the client itself ended the agent
+ * (`byClient`, see `endedByClient`).
+ */
+export function exitFailed(record: TraceExitRecord, byClient = false): boolean {
+  if (byClient && record.error === undefined) return false;
   return record.error !== undefined || record.signal !== null || record.code !== 0;
 }
 

@@ -1,11 +1,12 @@
 /**
- * The summary at the end of `acp-kit trace view`: duration, how the agent ended, counts
+ * The summary at the top of `acp-kit trace view`: duration, how the agent ended, counts
  * per method and direction (with latencies), errors, unanswered requests, unparsed lines.
  *
  * @module
  */
 import { describeEntry } from "./message-summary.js";
 import { renderLine, seg, type Segment } from "./styled-line.js";
+import { endedByClient } from "./trace-fold.js";
 import type { Timeline, TimelineEntry } from "./trace-timeline.js";
 import {
   describeExit,
@@ -43,8 +44,9 @@ export function formatSummary(timeline: Timeline, color: boolean, width: number)
   rows.push(field("duration", seg(`${seconds} s${started}`)));
   if (trace.header !== undefined) rows.push(field("agent", seg(describeHeader(trace.header))));
   if (trace.exit !== undefined) {
-    const failed = exitFailed(trace.exit);
-    rows.push(field("exit", seg(describeExit(trace.exit), failed ? "red" : undefined)));
+    const byClient = endedByClient(trace);
+    const failed = exitFailed(trace.exit, byClient);
+    rows.push(field("exit", seg(describeExit(trace.exit, byClient), failed ? "red" : undefined)));
   } else {
     rows.push(field("exit", seg("not recorded (the trace is incomplete)", "yellow")));
   }

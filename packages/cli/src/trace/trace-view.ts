@@ -1,10 +1,11 @@
 /**
- * {@link viewTrace} / {@link formatTrace}: a trace as a readable timeline, one line per
- * record, then a summary.
+ * {@link viewTrace} / {@link formatTrace}: a trace as a readable timeline: the summary
+ * first, then one line per record, with consecutive chunks of one message folded into one
+ * line.
  *
  * ```
  * +12.3ms     client→agent  session/prompt #3 "Refactor the parser"  ← result in 1234.5 ms (stopReason: end_turn)  {"sessionId":"s1","prompt":[…… (+1.2 KB)
- * +20.1ms     agent→client  session/update agent_message_chunk "Sure"
+ * +20.1ms     agent→client  session/update agent_message_chunk ×42 in 310.2 ms "Sure, here is the plan…" (1.2 KB)
  * +1246.8ms   agent→client  session/prompt #3 result in 1234.5 ms  stopReason: end_turn  {"stopReason":"end_turn"}
  * ```
  *
@@ -22,6 +23,7 @@ import {
   formatTime,
   idText,
 } from "./trace-labels.js";
+import { endedByClient, foldChunks, stripAnsi, type TimelineRow } from "./trace-fold.js";
 import { buildTimeline, type TimelineEntry } from "./trace-timeline.js";
 import { formatSummary } from "./trace-view-summary.js";
 import { renderLine, seg, type Segment, type Style } from "./styled-line.js";
@@ -39,8 +41,10 @@ export interface ViewTraceOptions {
   readonly foldBytes?: number;
   /** Show the agent's stderr lines (default true). */
   readonly stderr?: boolean;
-  /** End with a summary (default true). */
+  /** Start with a summary (default true). */
   readonly summary?: boolean;
+  /** Fold consecutive chunks of one message into one line (default true). */
+  readonly foldChunks?: boolean;
 }
 
 /** The default of {@link ViewTraceOptions.foldBytes}. */
@@ -93,6 +97,7 @@ function entrySegments(
   entry: TimelineEntry,
   entries: readonly TimelineEntry[],
   foldChars: number,
+  byClient: boolean,
 ): Segment[] | undefined {
   const summary = describeEntry(entry);
   const summarySegments =
@@ -146,14 +151,15 @@ function entrySegments(
         ...payloadSegments((entry.record as { msg?: unknown }).msg, Math.max(foldChars, 40)),
       ];
     case "stderr":
-      return [seg(`│ ${(entry.record as { text: string }).text}`, "dim")];
+      // The agent's colours are its terminal's business: shown as plain text.
+      return [seg(`│ ${stripAnsi((entry.record as { text: string }).text)}`, "dim")];
     case "event":
       return [seg(describeEvent(entry.record as TraceEventRecord), "dim")];
     case "header":
       return [seg(describeHeader(entry.record as TraceHeaderRecord), "bold")];
     case "exit": {
       const record = entry.record as TraceExitRecord;
-      return [seg(describeExit(record), exitFailed(record) ? "red" : "bold")];
+      return [seg(describeExit(record, byClient), exitFailed(record, byClient) ? "red" : "bold")];
     }
   }
 }
@@ -164,23 +170,57 @@ function directionStyle(entry: TimelineEntry): Style | undefined {
   return "dim";
 }
 
+/** The segments of a folded run of chunks: kind, count, span of time, the whole text. */
+function chunkSegments(
+  row: Extract<TimelineRow, { kind: "chunks" }>,
+  foldChars: number,
+): Segment[] {
+  const first = row.entries[0];
+  const last = row.entries[row.entries.length - 1];
+  const span = first === undefined || last === undefined ? 0 : last.t - first.t;
+  const bytes = Buffer.byteLength(row.text, "utf8");
+  const max = Number.isFinite(foldChars) ? Math.max(foldChars, 40) : row.text.length;
+  return [
+    seg("session/update", "bold"),
+    seg(` ${row.update} ×${row.entries.length} in ${formatLatency(span)} `),
+    seg(quote(row.text, max)),
+    seg(` (${formatBytes(bytes)})`, "dim"),
+  ];
+}
+
+function rowDirection(entry: TimelineEntry): string {
+  return entry.dir ?? (entry.kind === "header" || entry.kind === "exit" ? "agent" : "proxy");
+}
+
 /** Formats a parsed trace; see {@link viewTrace}. */
 export function formatTrace(trace: Trace, options: ViewTraceOptions = {}): string {
   const color = options.color ?? false;
   const width = options.width ?? 0;
   const foldChars = options.foldBytes ?? DEFAULT_FOLD_CHARS;
   const timeline = buildTimeline(trace);
+  const byClient = endedByClient(trace);
   const lines: string[] = [];
-  for (const entry of timeline.entries) {
-    if (entry.kind === "stderr" && options.stderr === false) continue;
-    const body = entrySegments(entry, timeline.entries, foldChars) ?? [];
-    const dir = entry.dir ?? (entry.kind === "header" || entry.kind === "exit" ? "agent" : "proxy");
-    const row = [
+  // The summary first: what happened, before the detail of how.
+  if (options.summary !== false) lines.push(...formatSummary(timeline, color, width), "");
+  const hidden = (entry: TimelineEntry): boolean =>
+    entry.kind === "stderr" && options.stderr === false;
+  const rows: TimelineRow[] =
+    options.foldChunks === false
+      ? timeline.entries.filter((e) => !hidden(e)).map((entry) => ({ kind: "entry", entry }))
+      : foldChunks(timeline.entries, hidden);
+  for (const row of rows) {
+    const entry = row.kind === "entry" ? row.entry : row.entries[0];
+    if (entry === undefined) continue;
+    const body =
+      row.kind === "chunks"
+        ? chunkSegments(row, foldChars)
+        : (entrySegments(entry, timeline.entries, foldChars, byClient) ?? []);
+    const line = [
       seg(formatTime(entry.t), "dim"),
-      seg(dir.padEnd(14), directionStyle(entry)),
+      seg(rowDirection(entry).padEnd(14), directionStyle(entry)),
       ...body,
     ];
-    lines.push(renderLine(row, color, width));
+    lines.push(renderLine(line, color, width));
   }
   for (const problem of trace.problems) {
     const row = [
@@ -189,15 +229,15 @@ export function formatTrace(trace: Trace, options: ViewTraceOptions = {}): strin
     ];
     lines.push(renderLine(row, color, width));
   }
-  if (options.summary !== false) lines.push("", ...formatSummary(timeline, color, width));
   return lines.join("\n") + "\n";
 }
 
 /**
  * Reads a trace file and formats it as a readable timeline: requests paired with their
- * responses and latencies, notifications on one line each, errors in red, long payloads
- * folded, stderr dimmed, unparsed lines flagged, and a summary (counts per method, errors,
- * unanswered requests, duration).
+ * responses and latencies, notifications on one line each (the chunks of one message on
+ * one line together), errors in red with what their data says, long payloads folded,
+ * stderr dimmed (without its colour codes), unparsed lines flagged, after a summary
+ * (counts per method, errors, unanswered requests, duration, how the agent ended).
  *
  * @param file - A trace written by `acp-kit trace`.
  * @param options - Colours, width, folding.

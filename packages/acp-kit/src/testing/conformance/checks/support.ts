@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { describePeerError } from "../../../jsonrpc/error-text.js";
 import { validate } from "../../../schema/validate.js";
 import type { ValidatedType } from "../../../schema/validators.gen.js";
 import { CheckerClient, type CheckerPermission } from "../client.js";
@@ -98,7 +99,7 @@ export function describe(outcome: WireOutcome): string {
       return `answered with a result: ${text?.slice(0, 200) ?? "undefined"}`;
     }
     case "error":
-      return `answered with error ${outcome.error.code} (${outcome.error.message})`;
+      return `answered with an error: ${describePeerError(outcome.error)}`;
     case "timeout":
       return `did not answer within ${outcome.timeoutMs} ms`;
     case "closed":

@@ -1,0 +1,93 @@
+/**
+ * Habits of other agent CLIs, in a real terminal (tmux): Esc cancels a turn, Enter during
+ * a turn queues the prompt (shown, sent after the turn, Esc clears the queue), Shift-Tab
+ * cycles modes, `/sessions 1` takes a number, descriptions stay on one line.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
+
+const repoRoot = new URL("../../", import.meta.url).pathname;
+const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
+const scriptedAgent = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
+const scenario = join(repoRoot, "test", "cli", "fixtures", "cli-scenario.json");
+const sessions: TmuxSession[] = [];
+
+function run(): TmuxSession {
+  const line = [process.execPath, cli, "run", "--", process.execPath, scriptedAgent, scenario]
+    .map(shellQuote)
+    .join(" ");
+  const session = TmuxSession.start(line, { cwd: repoRoot, width: 100, height: 45 });
+  sessions.push(session);
+  return session;
+}
+
+beforeAll(() => {
+  if (!hasTmux()) throw new Error("tmux is needed for the CLI's terminal tests");
+  if (!existsSync(cli)) throw new Error("Build first (npm run build)");
+});
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.kill();
+});
+
+describe("acp-kit run: the keys people expect", () => {
+  it("Esc cancels the running turn", async () => {
+    const t = run();
+    await t.waitFor("CLI test agent 1.2.3");
+    t.send("wait for me");
+    await t.waitFor("Waiting for you to cancel.");
+    t.keys("Escape");
+    await t.waitFor("(stopped)");
+    await t.waitFor("(the turn ended: cancelled)");
+  });
+
+  it("queues a prompt sent during a turn, shows it, and sends it after the turn", async () => {
+    const t = run();
+    await t.waitFor("CLI test agent 1.2.3");
+    t.send("please stream");
+    await t.waitFor("Working…");
+    t.send("where are we");
+    await t.waitFor("⧗ queued: where are we");
+    await t.waitFor("one two three four five");
+    await t.waitFor(`in ${repoRoot.replace(/\/$/, "")}`);
+    expect(t.screen()).toMatch(/one two three four five[\s\S]*› where are we[\s\S]*in \//);
+  });
+
+  it("Esc clears the queue before it cancels anything", async () => {
+    const t = run();
+    await t.waitFor("CLI test agent 1.2.3");
+    t.send("wait for me");
+    await t.waitFor("Waiting for you to cancel.");
+    t.send("where are we");
+    await t.waitFor("⧗ queued: where are we");
+    t.keys("Escape");
+    await t.waitFor("Queue cleared.");
+    expect(t.screen()).not.toContain("⧗ queued");
+    expect(t.screen()).not.toContain("(stopped)");
+    t.keys("Escape");
+    await t.waitFor("(the turn ended: cancelled)");
+    expect(t.screen()).not.toMatch(/› where are we/);
+  });
+
+  it("Shift-Tab switches to the next mode", async () => {
+    const t = run();
+    await t.waitFor("mode: Ask");
+    t.keys("BTab");
+    await t.waitFor("mode: Code");
+  });
+
+  it("/sessions takes a number from its list", async () => {
+    const t = run();
+    await t.waitFor("CLI test agent 1.2.3");
+    t.send("please stream");
+    await t.waitFor("one two three four five");
+    t.send("/new");
+    await t.waitFor("New session session-2.");
+    t.send("/sessions");
+    await t.waitFor(/ {3}1\. session-1\n\* {2}2\. session-2/);
+    t.send("/sessions 1");
+    await t.waitFor("Loaded session session-1.");
+  });
+});
