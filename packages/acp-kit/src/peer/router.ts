@@ -141,6 +141,6 @@ export function outboundSpecs(
 }
 
 /** True for a value a classic `extMethod` may return. */
-export function isExtResult(value: unknown): value is Record<string, unknown> {
+function isExtResult(value: unknown): value is Record<string, unknown> {
   return isPlainObject(value);
 }

@@ -30,7 +30,7 @@ export function appendBlock(
 }
 
 /** All of `blocks` appended in order, with the joining of {@link appendBlock}. */
-export function appendBlocks(
+function appendBlocks(
   blocks: readonly ContentBlock[],
   more: readonly ContentBlock[],
 ): readonly ContentBlock[] {

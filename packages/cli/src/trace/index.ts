@@ -6,29 +6,15 @@
  */
 export {
   runTraceProxy,
-  exitWithStatus,
   exitCodeOf,
   DEFAULT_TRACE_MAX_LINE_BYTES,
   type TraceProxyOptions,
   type TraceProxyResult,
-  type ExitStatus,
 } from "./trace-proxy.js";
-export { defaultTracePath, TRACE_DIRECTORY_NAME } from "./trace-path.js";
-export { readTrace, parseTrace, type Trace, type TraceProblem } from "./read-trace.js";
-export { viewTrace, formatTrace, DEFAULT_FOLD_CHARS, type ViewTraceOptions } from "./trace-view.js";
-export { writeTraceHtml, renderTraceHtml, type TraceHtmlOptions } from "./trace-html.js";
+export { defaultTracePath } from "./trace-path.js";
+export { readTrace, parseTrace } from "./read-trace.js";
+export { viewTrace, formatTrace } from "./trace-view.js";
+export { writeTraceHtml, renderTraceHtml } from "./trace-html.js";
 export { escapeHtml } from "./trace-html-assets.js";
-export {
-  buildTimeline,
-  type Timeline,
-  type TimelineEntry,
-  type TimelineKind,
-  type MethodStats,
-} from "./trace-timeline.js";
-export {
-  runTraceCommand,
-  runTraceView,
-  type TraceCommandOptions,
-  type TraceViewCommandOptions,
-} from "./trace-command.js";
+export { buildTimeline } from "./trace-timeline.js";
 export * from "./trace-format.js";

@@ -35,7 +35,7 @@ export type TraceDirection = "client→agent" | "agent→client";
 export type TraceLineDirection = TraceDirection | "agent-stderr";
 
 /** The two protocol directions, client→agent first. */
-export const TRACE_DIRECTIONS: readonly TraceDirection[] = ["client→agent", "agent→client"];
+const TRACE_DIRECTIONS: readonly TraceDirection[] = ["client→agent", "agent→client"];
 
 /** The first record of a trace. */
 export interface TraceHeaderRecord {

@@ -189,4 +189,4 @@ export function distributionKinds(
   return (["binary", "npx", "uvx"] as const).filter((kind) => distribution[kind] !== undefined);
 }
 
-export type { BinaryTarget, PackageDistribution };
+;
