@@ -4,7 +4,9 @@
  *
  * A line that parses as JSON is embedded in its record as the agent or client wrote it
  * (so large integer ids and key order survive exactly), unless it contains a carriage
- * return, which some line readers take for a line break: then it is re-serialised.
+ * return, which some line readers take for a line break: then each CR (only ever
+ * whitespace between tokens in valid JSON) becomes a space. Nothing is re-serialised, so
+ * no depth or size of a line can make recording fail.
  *
  * @module
  */
@@ -95,8 +97,19 @@ export class TraceRecorder {
     this.writer.write(JSON.stringify(record));
   }
 
-  /** Records a protocol line that went `dir`. */
+  /**
+   * Records a protocol line that went `dir`. Never throws: a line that cannot be recorded
+   * structured (however deep or odd) is recorded raw.
+   */
   line(dir: TraceDirection, line: TappedLine): void {
+    try {
+      this.recordLine(dir, line);
+    } catch {
+      this.recordRaw(dir, line);
+    }
+  }
+
+  private recordLine(dir: TraceDirection, line: TappedLine): void {
     const t = this.clock.now();
     const prefix = `{"t":${t},"at":"${this.clock.at(t)}","dir":"${dir}"`;
     if (!line.truncated) {
@@ -105,20 +118,29 @@ export class TraceRecorder {
         this.blank[dir]++;
         return;
       }
-      let message: unknown;
       let parsed = true;
       try {
-        message = JSON.parse(text);
+        JSON.parse(text);
       } catch {
         parsed = false;
       }
       if (parsed) {
         this.messages[dir]++;
-        const embedded = text.includes("\r") ? JSON.stringify(message) : text;
+        // In valid JSON a raw CR can only be whitespace between tokens (inside strings it
+        // must be escaped), so it is swapped for a space: the text stays the same JSON
+        // value and is never re-serialised (which fails on deep nesting).
+        const embedded = text.includes("\r") ? text.replace(/\r/g, " ") : text;
         this.writer.write(`${prefix},"msg":${embedded}}`);
         return;
       }
     }
+    this.recordRaw(dir, line);
+  }
+
+  /** Records a line as its text, unparsed. */
+  private recordRaw(dir: TraceDirection, line: TappedLine): void {
+    const t = this.clock.now();
+    const prefix = `{"t":${t},"at":"${this.clock.at(t)}","dir":"${dir}"`;
     this.unparsed[dir]++;
     this.writer.write(`${prefix},"raw":${JSON.stringify(line.text)}${this.truncation(line)}}`);
   }
