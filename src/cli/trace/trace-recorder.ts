@@ -68,6 +68,8 @@ export class TraceRecorder {
   private readonly blank = perDirection();
   private truncated = 0;
   private stderrLines = 0;
+  private shedTotal = 0;
+  private shedPending = 0;
 
   /**
    * @param writer - Where records go.
@@ -110,6 +112,7 @@ export class TraceRecorder {
   }
 
   private recordLine(dir: TraceDirection, line: TappedLine): void {
+    this.flushShed();
     const t = this.clock.now();
     const prefix = `{"t":${t},"at":"${this.clock.at(t)}","dir":"${dir}"`;
     if (!line.truncated) {
@@ -145,8 +148,27 @@ export class TraceRecorder {
     this.writer.write(`${prefix},"raw":${JSON.stringify(line.text)}${this.truncation(line)}}`);
   }
 
+  /**
+   * Counts `count` lines that crossed the proxy but were not recorded because recording
+   * fell behind (the proxy sheds recording rather than delay forwarding and its timers).
+   * One `dropped` event (`detail: "busy"`) says how many, before the next record.
+   */
+  shed(count: number): void {
+    this.shedTotal += count;
+    this.shedPending += count;
+  }
+
+  /** Writes the pending `dropped` event for shed lines, if any. */
+  flushShed(): void {
+    if (this.shedPending === 0) return;
+    const count = this.shedPending;
+    this.shedPending = 0;
+    this.writer.write(this.eventRecord("dropped", { detail: "busy", count }));
+  }
+
   /** Records a line the agent wrote to stderr. */
   stderr(line: TappedLine): void {
+    this.flushShed();
     this.stderrLines++;
     const t = this.clock.now();
     const prefix = `{"t":${t},"at":"${this.clock.at(t)}","dir":"agent-stderr"`;
@@ -165,6 +187,7 @@ export class TraceRecorder {
 
   /** Records how the agent ended (the last record). */
   exit(code: number | null, signal: string | null, error?: string): void {
+    this.flushShed();
     const t = this.clock.now();
     this.writer.write(
       JSON.stringify({
@@ -187,7 +210,8 @@ export class TraceRecorder {
       blank: { ...this.blank },
       truncated: this.truncated,
       stderrLines: this.stderrLines,
-      dropped: this.writer.dropped,
+      dropped: this.writer.dropped + this.shedTotal,
+      ...(this.shedTotal > 0 ? { shed: this.shedTotal } : {}),
     };
   }
 
