@@ -42,7 +42,7 @@ function planKey(plan: readonly PlanEntry[]): string {
   return plan
     .map((e) => {
       const text = typeof e.content === "string" ? e.content : "";
-      return `${String(e.status)}\u0000${String(e.priority)}\u0000${text}`;
+      return `${e.status}\u0000${e.priority}\u0000${text}`;
     })
     .join("\u0001");
 }
