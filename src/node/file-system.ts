@@ -180,13 +180,15 @@ export class FileSystemHandler {
 
   /**
    * The real location a read or write of `filePath` in the session would touch, after the
-   * same checks; throws the same `RequestError` the request would be answered with.
+   * same checks; throws the same `RequestError` the request would be answered with. A
+   * directory may be named with a trailing separator or `/.` (`/project/sub/`), as a
+   * terminal's `cwd` often is.
    *
    * @param sessionId - The session's id.
    * @param filePath - An absolute path.
    */
   async resolvePath(sessionId: string, filePath: string): Promise<string> {
-    return (await this.confine(sessionId, filePath, "resolve")).real;
+    return (await this.confine(sessionId, filePath, "resolve", true)).real;
   }
 
   /**
@@ -277,6 +279,7 @@ export class FileSystemHandler {
     sessionId: unknown,
     filePath: unknown,
     operation: string,
+    directory = false,
   ): Promise<ConfinedPath> {
     if (typeof sessionId !== "string") {
       throw refused(FileSystemErrorReasons.INVALID_ARGUMENT, "sessionId must be a string.");
@@ -290,12 +293,17 @@ export class FileSystemHandler {
       );
     }
     const resolved = this.sessions.has(sessionId) ? this.resolvedRoots.get(sessionId) : undefined;
-    return confinePath(filePath, roots, await resolved, (requested, real) =>
-      this.options.logger?.warn?.("Refused a path that leads outside the session's roots", {
-        sessionId,
-        path: requested,
-        realPath: real,
-      }),
+    return confinePath(
+      filePath,
+      roots,
+      await resolved,
+      (requested, real) =>
+        this.options.logger?.warn?.("Refused a path that leads outside the session's roots", {
+          sessionId,
+          path: requested,
+          realPath: real,
+        }),
+      directory,
     );
   }
 }

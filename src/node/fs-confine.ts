@@ -73,8 +73,10 @@ export function checkRoots(roots: readonly string[]): readonly string[] {
  * @param raw - The `path` param as received.
  * @param roots - The session's roots; the first (the `cwd`) is used to suggest an
  *   absolute path when a relative one is sent.
+ * @param directory - The path names a directory (a terminal's `cwd`): `/p/sub/` and
+ *   `/p/.` are accepted.
  */
-export function checkPath(raw: unknown, roots: readonly string[]): string {
+export function checkPath(raw: unknown, roots: readonly string[], directory = false): string {
   if (typeof raw !== "string" || raw === "") {
     throw refused(
       FileSystemErrorReasons.INVALID_PATH,
@@ -114,7 +116,7 @@ export function checkPath(raw: unknown, roots: readonly string[]): string {
   }
   const last = raw.slice(raw.lastIndexOf(path.sep === "\\" ? "\\" : "/") + 1);
   const isRoot = path.parse(raw).root === raw;
-  if (!isRoot && (isSeparator(raw.at(-1)) || last === ".")) {
+  if (!directory && !isRoot && (isSeparator(raw.at(-1)) || last === ".")) {
     throw refused(
       FileSystemErrorReasons.TRAILING_SEPARATOR,
       `The path ${raw} ends with a separator, so it names a directory; name a file (remove the trailing "/").`,
@@ -225,14 +227,16 @@ export async function realRoots(roots: readonly string[]): Promise<string[]> {
  *   resolved now).
  * @param onRefusedTarget - Told the real location of a path refused because it resolves
  *   outside the roots.
+ * @param directory - The path names a directory (see {@link checkPath}).
  */
 export async function confinePath(
   raw: unknown,
   roots: readonly string[],
   resolvedRoots?: readonly string[],
   onRefusedTarget?: (requested: string, real: string) => void,
+  directory = false,
 ): Promise<ConfinedPath> {
-  const normalised = checkPath(raw, roots);
+  const normalised = checkPath(raw, roots, directory);
   const requested = raw as string;
   const list = roots.length === 0 ? "the session has no roots" : `roots: ${roots.join(", ")}`;
   const reals = resolvedRoots ?? (await realRoots(roots));

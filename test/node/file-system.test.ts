@@ -119,6 +119,14 @@ describe.runIf(posix)("escape corpus: paths outside the session's roots are refu
     ]);
   });
 
+  it("resolves a directory named with a trailing separator or /. (a terminal's cwd)", async () => {
+    expect(await files.resolvePath("s1", `${tree.root}/sub/`)).toBe(path.join(tree.root, "sub"));
+    expect(await files.resolvePath("s1", `${tree.root}/.`)).toBe(tree.root);
+    await rejection(files.resolvePath("s1", `${tree.outside}/`), -32602, "outside_roots");
+    // Reads and writes still want a file name.
+    await rejection(read(`${tree.root}/sub/`), -32602, "trailing_separator");
+  });
+
   it("resolves a session's roots once, when it is added: a root swapped for a link later is not followed", async () => {
     const root = path.join(tree.base, "swapped");
     await mkdir(root);
