@@ -59,7 +59,10 @@ describe("trace proxy under hostile lines", () => {
       .split("\n")
       .map((r) => JSON.parse(r) as Record<string, unknown>);
     const lines = records.filter((r) => r.dir === "client→agent" || r.dir === "agent→client");
-    expect(lines).toHaveLength(6);
+    const exit = records.at(-1) as { type: string; stats: { shed?: number } };
+    expect(exit.type).toBe("exit");
+    // Every line is recorded, or counted as shed when recording fell behind (a busy machine).
+    expect(lines.length + (exit.stats.shed ?? 0)).toBe(6);
     for (const r of lines.filter(
       (l) => l.msg === undefined || (l.msg as { method?: string }).method !== "x",
     )) {
@@ -67,7 +70,5 @@ describe("trace proxy under hostile lines", () => {
       if (r.raw !== undefined) expect(r.raw).toBe(line);
       else expect((r.msg as { method?: string }).method).toBe("session/update");
     }
-    const exit = records.at(-1) as { type: string; stats: { messages: Record<string, number> } };
-    expect(exit.type).toBe("exit");
   });
 });
