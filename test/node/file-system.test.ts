@@ -85,9 +85,12 @@ describe.runIf(posix)("escape corpus: paths outside the session's roots are refu
     const e = await rejection(read(path.join(tree.outside, "pointer")), -32602, "outside_roots");
     expect(e.message).not.toContain("secret.txt");
     expect(JSON.stringify(e.data)).not.toContain("secret.txt");
-    // A link inside a root that leads out is named, with where it leads: that is the news.
+    // Nor where a link inside a root leads: only the path asked for is named.
     const inside = await rejection(read(`${tree.root}/link-file`), -32602, "outside_roots");
-    expect(inside.message).toContain("resolves to");
+    expect(inside.message).toContain(`${tree.root}/link-file`);
+    expect(inside.message).not.toContain("secret.txt");
+    expect(JSON.stringify(inside.data)).not.toContain("secret.txt");
+    expect(inside.data).not.toHaveProperty("realPath");
   });
 
   it("suggests the absolute path for a relative one", async () => {
@@ -96,10 +99,52 @@ describe.runIf(posix)("escape corpus: paths outside the session's roots are refu
     expect(e.message).toContain("absolute");
   });
 
-  it("names the real location and the roots when refusing", async () => {
-    const e = await rejection(read(`${tree.root}/link-file`), -32602, "outside_roots");
-    expect(e.message).toContain(path.join(tree.outside, "secret.txt"));
-    expect(e.data).toMatchObject({ roots: [tree.root, tree.other] });
+  it("names the roots when refusing, and logs where the link leads locally", async () => {
+    const warnings: unknown[] = [];
+    const logged = handler({ logger: { warn: (message, fields) => warnings.push(fields) } });
+    const e = await rejection(
+      logged.readTextFile({ sessionId: "s1", path: `${tree.root}/link-file` }),
+      -32602,
+      "outside_roots",
+    );
+    expect(e.message).not.toContain(path.join(tree.outside, "secret.txt"));
+    expect(e.data).toEqual({
+      reason: "outside_roots",
+      path: `${tree.root}/link-file`,
+      roots: [tree.root, tree.other],
+    });
+    expect(warnings).toEqual([
+      {
+        sessionId: "s1",
+        path: `${tree.root}/link-file`,
+        realPath: path.join(tree.outside, "secret.txt"),
+      },
+    ]);
+  });
+
+  it("resolves a directory named with a trailing separator or /. (a terminal's cwd)", async () => {
+    expect(await files.resolvePath("s1", `${tree.root}/sub/`)).toBe(path.join(tree.root, "sub"));
+    expect(await files.resolvePath("s1", `${tree.root}/.`)).toBe(tree.root);
+    await rejection(files.resolvePath("s1", `${tree.outside}/`), -32602, "outside_roots");
+    // Reads and writes still want a file name.
+    await rejection(read(`${tree.root}/sub/`), -32602, "trailing_separator");
+  });
+
+  it("resolves a session's roots once, when it is added: a root swapped for a link later is not followed", async () => {
+    const root = path.join(tree.base, "swapped");
+    await mkdir(root);
+    await writeFile(path.join(root, "mine.txt"), "mine\n");
+    files.addSession("s4", [root]);
+    expect(await files.readTextFile({ sessionId: "s4", path: `${root}/mine.txt` })).toEqual({
+      content: "mine\n",
+    });
+    await fsp.rm(root, { recursive: true });
+    await symlink(tree.outside, root);
+    await rejection(
+      files.readTextFile({ sessionId: "s4", path: `${root}/secret.txt` }),
+      -32602,
+      "outside_roots",
+    );
   });
 
   it("does not create the target of a dangling link that points outside", async () => {

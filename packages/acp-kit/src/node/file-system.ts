@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Logger } from "../jsonrpc/logger.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
 import type { RequestContext } from "../peer/agent.js";
 import type {
@@ -13,7 +14,7 @@ import type {
   WriteTextFileResponse,
 } from "../schema/types.gen.js";
 import { ConcurrencyLimit } from "./concurrency-limit.js";
-import { checkRoots, confinePath, type ConfinedPath } from "./fs-confine.js";
+import { checkRoots, confinePath, realRoots, type ConfinedPath } from "./fs-confine.js";
 import { FileSystemErrorReasons, refused, toRequestError } from "./fs-errors.js";
 import { checkLineRange, readTextRange, sliceLines } from "./fs-read.js";
 import { writeTextAtomically } from "./fs-write.js";
@@ -70,6 +71,12 @@ export interface FileSystemHandlerOptions {
    * the roots check.
    */
   unsavedText?: (realPath: string, sessionId: string) => MaybePromise<string | undefined>;
+  /**
+   * The local log. A refusal never tells the agent where a link leads; the real location
+   * of a path refused for leading outside the roots is logged here instead (`warn`).
+   * Default: nothing is logged.
+   */
+  logger?: Logger;
 }
 
 /**
@@ -105,6 +112,8 @@ export interface FileSystemHandlerOptions {
  */
 export class FileSystemHandler {
   private readonly sessions = new Map<string, readonly string[]>();
+  /** The real paths of each added session's roots, resolved when it was added. */
+  private readonly resolvedRoots = new Map<string, Promise<string[]>>();
   private readonly maxReadBytes: number;
   private readonly options: FileSystemHandlerOptions;
   private readonly reads: ConcurrencyLimit;
@@ -143,7 +152,10 @@ export class FileSystemHandler {
    */
   addSession(sessionId: string, roots: SessionRoots): void {
     const list = "cwd" in roots ? [roots.cwd, ...(roots.additionalDirectories ?? [])] : roots;
-    this.sessions.set(sessionId, [...new Set(checkRoots(list))]);
+    const checked = [...new Set(checkRoots(list))];
+    this.sessions.set(sessionId, checked);
+    // Resolved once, now: a root swapped for a link later is not followed.
+    this.resolvedRoots.set(sessionId, realRoots(checked));
   }
 
   /**
@@ -153,6 +165,7 @@ export class FileSystemHandler {
    * @returns Whether the session was registered.
    */
   removeSession(sessionId: string): boolean {
+    this.resolvedRoots.delete(sessionId);
     return this.sessions.delete(sessionId);
   }
 
@@ -167,13 +180,15 @@ export class FileSystemHandler {
 
   /**
    * The real location a read or write of `filePath` in the session would touch, after the
-   * same checks; throws the same `RequestError` the request would be answered with.
+   * same checks; throws the same `RequestError` the request would be answered with. A
+   * directory may be named with a trailing separator or `/.` (`/project/sub/`), as a
+   * terminal's `cwd` often is.
    *
    * @param sessionId - The session's id.
    * @param filePath - An absolute path.
    */
   async resolvePath(sessionId: string, filePath: string): Promise<string> {
-    return (await this.confine(sessionId, filePath, "resolve")).real;
+    return (await this.confine(sessionId, filePath, "resolve", true)).real;
   }
 
   /**
@@ -264,6 +279,7 @@ export class FileSystemHandler {
     sessionId: unknown,
     filePath: unknown,
     operation: string,
+    directory = false,
   ): Promise<ConfinedPath> {
     if (typeof sessionId !== "string") {
       throw refused(FileSystemErrorReasons.INVALID_ARGUMENT, "sessionId must be a string.");
@@ -276,7 +292,19 @@ export class FileSystemHandler {
         { sessionId, path: filePath },
       );
     }
-    return confinePath(filePath, roots);
+    const resolved = this.sessions.has(sessionId) ? this.resolvedRoots.get(sessionId) : undefined;
+    return confinePath(
+      filePath,
+      roots,
+      await resolved,
+      (requested, real) =>
+        this.options.logger?.warn?.("Refused a path that leads outside the session's roots", {
+          sessionId,
+          path: requested,
+          realPath: real,
+        }),
+      directory,
+    );
   }
 }
 

@@ -73,8 +73,10 @@ export function checkRoots(roots: readonly string[]): readonly string[] {
  * @param raw - The `path` param as received.
  * @param roots - The session's roots; the first (the `cwd`) is used to suggest an
  *   absolute path when a relative one is sent.
+ * @param directory - The path names a directory (a terminal's `cwd`): `/p/sub/` and
+ *   `/p/.` are accepted.
  */
-export function checkPath(raw: unknown, roots: readonly string[]): string {
+export function checkPath(raw: unknown, roots: readonly string[], directory = false): string {
   if (typeof raw !== "string" || raw === "") {
     throw refused(
       FileSystemErrorReasons.INVALID_PATH,
@@ -114,7 +116,7 @@ export function checkPath(raw: unknown, roots: readonly string[]): string {
   }
   const last = raw.slice(raw.lastIndexOf(path.sep === "\\" ? "\\" : "/") + 1);
   const isRoot = path.parse(raw).root === raw;
-  if (!isRoot && (isSeparator(raw.at(-1)) || last === ".")) {
+  if (!directory && !isRoot && (isSeparator(raw.at(-1)) || last === ".")) {
     throw refused(
       FileSystemErrorReasons.TRAILING_SEPARATOR,
       `The path ${raw} ends with a separator, so it names a directory; name a file (remove the trailing "/").`,
@@ -193,8 +195,14 @@ export function isInside(target: string, root: string): boolean {
   return t.startsWith(isSeparator(r.at(-1)) ? r : r + path.sep);
 }
 
-/** The real paths of the roots that exist; a root that cannot be resolved is skipped. */
-async function realRoots(roots: readonly string[]): Promise<string[]> {
+/**
+ * The real paths of the roots that exist; a root that cannot be resolved is skipped.
+ * Resolve them once, when a session is added, and pass the result to
+ * {@link confinePath}: a root swapped for a link afterwards is then not followed.
+ *
+ * @param roots - The session's roots (absolute).
+ */
+export async function realRoots(roots: readonly string[]): Promise<string[]> {
   const resolved = await Promise.all(
     roots.map(async (root) => {
       try {
@@ -210,15 +218,28 @@ async function realRoots(roots: readonly string[]): Promise<string[]> {
 /**
  * Checks `raw` and resolves it to a real location inside one of `roots`, or throws the
  * `RequestError` to answer with (`-32602`, `data.reason` `"outside_roots"` and others).
+ * A refusal names only the path the agent asked for, never where a link leads: that is
+ * told to `onRefusedTarget` (the local log), not to the agent.
  *
  * @param raw - The `path` param as received.
  * @param roots - The session's roots (absolute, as registered).
+ * @param resolvedRoots - Their real paths, resolved when the session was added (default:
+ *   resolved now).
+ * @param onRefusedTarget - Told the real location of a path refused because it resolves
+ *   outside the roots.
+ * @param directory - The path names a directory (see {@link checkPath}).
  */
-export async function confinePath(raw: unknown, roots: readonly string[]): Promise<ConfinedPath> {
-  const normalised = checkPath(raw, roots);
+export async function confinePath(
+  raw: unknown,
+  roots: readonly string[],
+  resolvedRoots?: readonly string[],
+  onRefusedTarget?: (requested: string, real: string) => void,
+  directory = false,
+): Promise<ConfinedPath> {
+  const normalised = checkPath(raw, roots, directory);
   const requested = raw as string;
   const list = roots.length === 0 ? "the session has no roots" : `roots: ${roots.join(", ")}`;
-  const reals = await realRoots(roots);
+  const reals = resolvedRoots ?? (await realRoots(roots));
   // A path that is not even written inside a root is refused before the disk is touched:
   // resolving it would tell the agent where links outside the project lead.
   if (![...roots, ...reals].some((root) => isInside(normalised, root))) {
@@ -231,9 +252,10 @@ export async function confinePath(raw: unknown, roots: readonly string[]): Promi
   const real = await resolveReal(normalised, requested);
   const root = reals.find((candidate) => isInside(real, candidate));
   if (root !== undefined) return { requested, real, root };
+  onRefusedTarget?.(requested, real);
   throw refused(
     FileSystemErrorReasons.OUTSIDE_ROOTS,
-    `Access denied: ${requested} (it resolves to ${real}) is outside the session's roots (${list}); only files inside them can be read or written.`,
-    { path: requested, realPath: real, roots: [...roots] },
+    `Access denied: ${requested} leads outside the session's roots (${list}) through a symbolic link; only files inside them can be read or written.`,
+    { path: requested, roots: [...roots] },
   );
 }

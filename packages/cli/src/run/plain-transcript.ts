@@ -5,15 +5,46 @@
  *
  * @module
  */
-import type { RequestPermissionRequest, RequestPermissionResponse } from "acp-kit";
+import type {
+  ContentBlock,
+  PlanEntry,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+} from "acp-kit";
 import type { SessionStoreEvent } from "acp-kit";
 import type { ThreadItem } from "acp-kit";
-import { blocksText } from "./text.js";
+import { blocksText, contentText } from "./text.js";
 
-/** Prints a session's changes as plain lines to `out`. */
+/** The length of a message's text, as {@link blocksText} would give it. */
+function textLength(blocks: readonly ContentBlock[]): number {
+  let length = 0;
+  for (const block of blocks) length += contentText(block).length;
+  return length;
+}
+
+/** The plan as printed. */
+function planText(plan: readonly PlanEntry[]): string {
+  return plan
+    .map((e) => {
+      const mark = e.status === "completed" ? "x" : e.status === "in_progress" ? "~" : " ";
+      return `  [${mark}] ${typeof e.content === "string" ? e.content : ""}`;
+    })
+    .join("\n");
+}
+
+/**
+ * Prints a session's changes as plain lines to `out`.
+ *
+ * Incremental: an update looks only at the thread items it can have touched (the last one,
+ * new ones, the one its tool call or message id names), and streamed text is printed from
+ * the chunk itself, so a turn costs time linear in its updates, however long it grows.
+ */
 export class PlainTranscript {
   /** What was printed of each thread item: text length for messages, status for tool calls. */
   private readonly printed = new Map<number, string | number>();
+  /** Where each tool call and message id is in the thread (as last seen). */
+  private readonly toolCalls = new Map<string, number>();
+  private readonly messageIds = new Map<string, number>();
   private lastPlan = "";
   private midLine = false;
 
@@ -40,15 +71,38 @@ export class PlainTranscript {
 
   /** Prints what changed since the last call. */
   update = (event: SessionStoreEvent): void => {
-    event.state.thread.forEach((item, index) => this.item(item, index));
-    const plan = event.state.plan;
-    if (plan !== null) {
-      const text = plan
-        .map(
-          (e) =>
-            `  [${e.status === "completed" ? "x" : e.status === "in_progress" ? "~" : " "}] ${e.content}`,
-        )
-        .join("\n");
+    const { state, previous, change } = event;
+    const thread = state.thread;
+    const before = previous?.thread;
+    if (change.type !== "update" || before === undefined || before.length > thread.length) {
+      thread.forEach((item, index) => this.item(item, index));
+    } else {
+      const update = change.update;
+      const candidates = new Set<number>();
+      for (let i = before.length; i < thread.length; i++) candidates.add(i);
+      candidates.add(thread.length - 1);
+      const { toolCallId, messageId } = update as { toolCallId?: unknown; messageId?: unknown };
+      const known =
+        typeof toolCallId === "string"
+          ? this.toolCalls.get(toolCallId)
+          : typeof messageId === "string"
+            ? this.messageIds.get(messageId)
+            : undefined;
+      if (known !== undefined) candidates.add(known);
+      const chunk =
+        update.sessionUpdate === "agent_message_chunk" ||
+        update.sessionUpdate === "user_message_chunk" ||
+        update.sessionUpdate === "agent_thought_chunk"
+          ? contentText(update.content)
+          : undefined;
+      for (const index of candidates) {
+        const item = thread[index];
+        if (item !== undefined && item !== before[index]) this.item(item, index, chunk);
+      }
+    }
+    const plan = state.plan;
+    if (plan !== null && plan !== previous?.plan) {
+      const text = planText(plan);
       if (text !== this.lastPlan) {
         this.lastPlan = text;
         this.line(`plan:\n${text}`);
@@ -56,22 +110,32 @@ export class PlainTranscript {
     }
   };
 
-  private item(item: ThreadItem, index: number): void {
+  /**
+   * Prints what is new of one item. `chunk` is the text of the chunk just folded, when the
+   * change was a message chunk: when the item grew by exactly that, it is what is printed
+   * (no walk over the whole text).
+   */
+  private item(item: ThreadItem, index: number, chunk?: string): void {
     if (item.type === "message") {
-      const text = blocksText(item.content);
+      if (item.messageId !== null) this.messageIds.set(item.messageId, index);
+      const length = textLength(item.content);
       const done = (this.printed.get(index) as number | undefined) ?? 0;
-      if (text.length <= done) return;
+      if (length <= done) return;
       if (done === 0) {
         this.endLine();
         this.out.write(item.role === "user" ? "> " : item.role === "thought" ? "(thinking) " : "");
       }
-      const fresh = text.slice(done);
+      const fresh =
+        chunk !== undefined && length === done + chunk.length
+          ? chunk
+          : blocksText(item.content).slice(done);
       this.out.write(fresh);
       this.midLine = !fresh.endsWith("\n");
-      this.printed.set(index, text.length);
+      this.printed.set(index, length);
       return;
     }
     if (item.type === "tool_call") {
+      this.toolCalls.set(item.toolCallId, index);
       const key = `${item.status}${item.cancelled ? "/cancelled" : ""}`;
       if (this.printed.get(index) === key) return;
       this.printed.set(index, key);

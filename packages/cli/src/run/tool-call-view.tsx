@@ -144,7 +144,7 @@ function ContentView({
           {output === "" ? (
             <Text dimColor>(no output yet)</Text>
           ) : (
-            lines.map((l, i) => <Text key={i}>{l}</Text>)
+            lines.map((l, i) => <Text key={i}>{clip(l, MAX_LINE_CHARS)}</Text>)
           )}
         </Box>
       );
@@ -155,7 +155,7 @@ function ContentView({
         <Box flexDirection="column">
           {lines.map((l, i) => (
             <Text key={i} dimColor>
-              {l}
+              {clip(l, MAX_LINE_CHARS)}
             </Text>
           ))}
           {hidden > 0 ? (
@@ -171,6 +171,17 @@ function ContentView({
   }
 }
 
+/** The most characters of a title or a location shown on a tool call's line. */
+const MAX_LABEL_CHARS = 500;
+
+/** The most characters of one line of content or terminal output shown. */
+const MAX_LINE_CHARS = 2000;
+
+/** `text` cut to `max` characters (a title or a line may be megabytes: it stays short). */
+function clip(text: string, max = MAX_LABEL_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /** One tool call. `expanded` shows its content. */
 export function ToolCallView({
   call,
@@ -184,13 +195,15 @@ export function ToolCallView({
   /** The most lines of a diff shown (default 40). */
   maxDiffLines?: number | undefined;
 }): ReactNode {
-  const locations = call.locations.map((l) => (l.line == null ? l.path : `${l.path}:${l.line}`));
+  const locations = call.locations.map((l) =>
+    clip(l.line == null ? l.path : `${l.path}:${l.line}`),
+  );
   return (
     <Box flexDirection="column">
       <Text>
         <StatusIcon call={call} />{" "}
         <Text color="magenta">{KIND_LABELS[call.kind] ?? call.kind}</Text>{" "}
-        <Text bold>{call.title === "" ? call.toolCallId : call.title}</Text>
+        <Text bold>{clip(call.title === "" ? call.toolCallId : call.title)}</Text>
         {locations.length > 0 && !call.content.some((c) => c.type === "diff") ? (
           <Text dimColor> {locations.join(", ")}</Text>
         ) : null}

@@ -33,6 +33,20 @@ export type TranscriptEntry =
   | { readonly key: string; readonly kind: "notice"; readonly notice: Notice }
   | { readonly key: string; readonly kind: "plan"; readonly entries: readonly PlanEntry[] };
 
+/**
+ * What of a plan is shown (each entry's status, priority and content), as one string, to
+ * tell a changed plan from a repeated one. Only those fields: an entry's `_meta` may nest
+ * without limit and is never shown, so it is never walked.
+ */
+function planKey(plan: readonly PlanEntry[]): string {
+  return plan
+    .map((e) => {
+      const text = typeof e.content === "string" ? e.content : "";
+      return `${e.status}\u0000${e.priority}\u0000${text}`;
+    })
+    .join("\u0001");
+}
+
 /** The most terminal output kept per terminal for display. */
 const TERMINAL_TAIL_CHARS = 8 * 1024;
 
@@ -44,7 +58,7 @@ export class UiModel {
   transcript: TranscriptEntry[] = [];
   /** How many thread items of each session are in the transcript. */
   private readonly settled = new Map<string, number>();
-  /** The plan printed last for each session (JSON), so that an unchanged one is not repeated. */
+  /** The plan printed last for each session (its {@link planKey}), so that an unchanged one is not repeated. */
   private readonly printedPlans = new Map<string, string>();
   /** Bumped by each replay, so that a replayed item gets a new key. */
   private readonly generations = new Map<string, number>();
@@ -126,7 +140,7 @@ export class UiModel {
     const added: TranscriptEntry[] = thread
       .slice(from, upTo)
       .map((item, i) => ({ key: `${prefix}:${from + i}`, kind: "item" as const, item }));
-    const planText = plan === null || plan.length === 0 ? undefined : JSON.stringify(plan);
+    const planText = plan === null || plan.length === 0 ? undefined : planKey(plan);
     if (planText !== undefined && planText !== this.printedPlans.get(sessionId)) {
       this.printedPlans.set(sessionId, planText);
       added.push({ key: `${prefix}:plan:${this.nextNotice++}`, kind: "plan", entries: plan ?? [] });

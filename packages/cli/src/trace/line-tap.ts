@@ -59,6 +59,10 @@ export class LineTap {
   private totalBytes = 0;
   /** Set once the current line went over the limit. */
   private scanner: EnvelopeScanner | undefined;
+  /** Set while the rest of a line whose start was skipped is being discarded. */
+  private discarding = false;
+  /** Lines dropped (by {@link skip}) and not yet collected by {@link takeDropped}. */
+  private droppedLines = 0;
 
   /**
    * @param maxLineBytes - The largest line kept whole, in bytes.
@@ -69,10 +73,25 @@ export class LineTap {
     private readonly onLine: (line: TappedLine) => void,
   ) {}
 
-  /** Feeds one chunk of the stream. */
-  push(chunk: Uint8Array): void {
+  /**
+   * Feeds one chunk of the stream. `mayRecord`, when given, is asked before each line:
+   * once it says no, the rest of the chunk is {@link skip}ped.
+   */
+  push(chunk: Uint8Array, mayRecord?: () => boolean): void {
     let start = 0;
+    if (this.discarding) {
+      // The start of this line was skipped: drop it up to its end.
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl === -1) return;
+      this.discarding = false;
+      this.droppedLines++;
+      start = nl + 1;
+    }
     for (;;) {
+      if (mayRecord !== undefined && !mayRecord()) {
+        this.skip(chunk.subarray(start));
+        return;
+      }
       const nl = chunk.indexOf(NEWLINE, start);
       if (nl === -1) break;
       if (this.totalBytes === 0 && nl - start <= this.maxLineBytes) {
@@ -87,9 +106,55 @@ export class LineTap {
     if (start < chunk.length) this.append(chunk.subarray(start), true);
   }
 
+  /**
+   * Passes over one chunk without recording it (cheaply: it only looks for line ends).
+   * The line under way and every line this chunk ends are dropped, and so is the rest of
+   * a line it starts; {@link takeDropped} counts them.
+   */
+  skip(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    let nl = chunk.indexOf(NEWLINE);
+    if (nl === -1) {
+      this.dropPartial();
+      return;
+    }
+    while (nl !== -1) {
+      this.droppedLines++;
+      const last = nl;
+      nl = chunk.indexOf(NEWLINE, nl + 1);
+      if (nl === -1) {
+        this.clearPartial();
+        this.discarding = last + 1 < chunk.length;
+      }
+    }
+  }
+
+  /** The lines dropped since the last call. */
+  takeDropped(): number {
+    const count = this.droppedLines;
+    this.droppedLines = 0;
+    return count;
+  }
+
   /** Ends the stream: a last line without a newline is reported too. */
   end(): void {
+    if (this.discarding) {
+      this.discarding = false;
+      this.droppedLines++;
+    }
     if (this.totalBytes > 0) this.finish();
+  }
+
+  private dropPartial(): void {
+    this.clearPartial();
+    this.discarding = true;
+  }
+
+  private clearPartial(): void {
+    this.parts = [];
+    this.keptBytes = 0;
+    this.totalBytes = 0;
+    this.scanner = undefined;
   }
 
   private emitWhole(bytes: Uint8Array): void {

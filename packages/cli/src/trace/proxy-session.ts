@@ -37,6 +37,42 @@ const OUTPUT_WAIT_MS = 2000;
 /** How long the proxy waits for its own output to be taken by the client. */
 const FLUSH_WAIT_MS = 10_000;
 
+/** The window over which recording time is budgeted, in ms. */
+const RECORDING_WINDOW_MS = 100;
+/** How much of each window recording may take, in ms: the rest is for forwarding and timers. */
+const RECORDING_SHARE_MS = 40;
+
+/**
+ * Bounds the time the taps spend recording: once recording took its share of the current
+ * window (checked before every line), chunks are only scanned for line ends, and their
+ * lines counted as shed, until the next window. Forwarding, signals and the grace timers
+ * never wait for the trace.
+ */
+class RecordingBudget {
+  private windowStart = performance.now();
+  private spent = 0;
+  private callStart = 0;
+
+  private readonly mayRecord = (): boolean => {
+    const now = performance.now();
+    if (now - this.windowStart >= RECORDING_WINDOW_MS) {
+      this.windowStart = now;
+      this.spent = 0;
+      this.callStart = now;
+    }
+    return this.spent + (now - this.callStart) < RECORDING_SHARE_MS;
+  };
+
+  /** Records `chunk` on `tap` as far as the budget allows (shed lines go to `recorder`). */
+  tap(tap: LineTap, recorder: TraceRecorder, chunk: Uint8Array): void {
+    this.callStart = performance.now();
+    tap.push(chunk, this.mayRecord);
+    this.spent += performance.now() - this.callStart;
+    const dropped = tap.takeDropped();
+    if (dropped > 0) recorder.shed(dropped);
+  }
+}
+
 /** Resolves once everything written to `stream` was handed to the OS (bounded). */
 async function flushed(stream: Writable, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -63,9 +99,10 @@ export class ProxySession {
     const fromClient = new LineTap(settings.maxLineBytes, (l) => recorder.line("client→agent", l));
     const fromAgent = new LineTap(settings.maxLineBytes, (l) => recorder.line("agent→client", l));
     const fromStderr = new LineTap(settings.maxLineBytes, (l) => recorder.stderr(l));
+    const budget = new RecordingBudget();
     const pumps: Pump[] = [
       pump(settings.stdin, child.stdin, {
-        tap: (chunk) => fromClient.push(chunk),
+        tap: (chunk) => budget.tap(fromClient, recorder, chunk),
         end: true,
         onEnd: () => {
           fromClient.end();
@@ -74,11 +111,13 @@ export class ProxySession {
         },
       }),
       pump(child.stdout, settings.stdout, {
-        tap: (chunk) => fromAgent.push(chunk),
+        tap: (chunk) => budget.tap(fromAgent, recorder, chunk),
         onEnd: () => fromAgent.end(),
       }),
       pump(child.stderr, settings.stderr, {
-        tap: settings.recordStderr ? (chunk) => fromStderr.push(chunk) : () => undefined,
+        tap: settings.recordStderr
+          ? (chunk) => budget.tap(fromStderr, recorder, chunk)
+          : () => undefined,
         onEnd: () => fromStderr.end(),
       }),
     ];
@@ -97,9 +136,10 @@ export class ProxySession {
       agent.release();
       for (const p of pumps) p.stop();
       // Partial last lines (no newline before the end) are recorded as they are.
-      fromClient.end();
-      fromAgent.end();
-      fromStderr.end();
+      for (const tap of [fromClient, fromAgent, fromStderr]) {
+        tap.end();
+        recorder.shed(tap.takeDropped());
+      }
       return exit;
     } finally {
       if (settings.handleSignals) {

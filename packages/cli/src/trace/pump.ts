@@ -2,6 +2,8 @@
  * {@link pump}: forwards the bytes of a Node readable to a writable exactly as they come,
  * chunk by chunk, with backpressure, and shows each chunk to a tap after it was handed on.
  *
+ * A tap that throws loses that chunk's recording, never the proxy.
+ *
  * When the writable breaks (the agent died: `EPIPE`; the editor went away), the readable is
  * still drained, and its bytes discarded, so that the writer on the other side never
  * blocks on a full pipe.
@@ -51,7 +53,11 @@ export function pump(source: Readable, sink: Writable, options: PumpOptions): Pu
         sink.once("drain", resume);
       }
     }
-    options.tap(bytes);
+    try {
+      options.tap(bytes);
+    } catch {
+      // Recording must never end the proxy: the bytes were forwarded already.
+    }
   };
   const onSinkBroken = (): void => {
     if (broken) return;

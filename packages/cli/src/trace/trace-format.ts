@@ -100,7 +100,8 @@ export interface TraceStderrRecord {
  * What an event record reports: the client closed the proxy's stdin, the proxy got a
  * signal (`detail` names it), the grace period after stdin ended passed, the proxy ended
  * the agent's process group (`detail`: the signal sent), or records were dropped because
- * the trace file could not keep up (`count`).
+ * the trace file could not keep up (`count`), or, with `detail: "busy"`, because recording
+ * could not keep up with the traffic (the lines were forwarded, not recorded).
  */
 export type TraceEventName = "stdin-end" | "signal" | "grace-expired" | "terminate" | "dropped";
 
@@ -126,8 +127,10 @@ export interface TraceStats {
   readonly truncated: number;
   /** Stderr lines seen. */
   readonly stderrLines: number;
-  /** Records lost because the trace file could not keep up. */
+  /** Records lost because the trace file or the recording could not keep up. */
   readonly dropped: number;
+  /** Of those, lines not recorded because recording fell behind the traffic. */
+  readonly shed?: number;
 }
 
 /** The last record of a trace: how the agent ended. */

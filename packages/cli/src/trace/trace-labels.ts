@@ -61,7 +61,9 @@ export function describeEvent(record: TraceEventRecord): string {
     case "terminate":
       return `sent ${record.detail ?? "a signal"} to the agent's process group`;
     case "dropped":
-      return `${record.count ?? 0} records dropped (the trace file could not keep up)`;
+      return record.detail === "busy"
+        ? `${record.count ?? 0} lines not recorded (recording could not keep up)`
+        : `${record.count ?? 0} records dropped (the trace file could not keep up)`;
     default:
       return `event ${JSON.stringify(record.event)}`;
   }

@@ -4,7 +4,9 @@
  *
  * A line that parses as JSON is embedded in its record as the agent or client wrote it
  * (so large integer ids and key order survive exactly), unless it contains a carriage
- * return, which some line readers take for a line break: then it is re-serialised.
+ * return, which some line readers take for a line break: then each CR (only ever
+ * whitespace between tokens in valid JSON) becomes a space. Nothing is re-serialised, so
+ * no depth or size of a line can make recording fail.
  *
  * @module
  */
@@ -66,6 +68,8 @@ export class TraceRecorder {
   private readonly blank = perDirection();
   private truncated = 0;
   private stderrLines = 0;
+  private shedTotal = 0;
+  private shedPending = 0;
 
   /**
    * @param writer - Where records go.
@@ -95,8 +99,20 @@ export class TraceRecorder {
     this.writer.write(JSON.stringify(record));
   }
 
-  /** Records a protocol line that went `dir`. */
+  /**
+   * Records a protocol line that went `dir`. Never throws: a line that cannot be recorded
+   * structured (however deep or odd) is recorded raw.
+   */
   line(dir: TraceDirection, line: TappedLine): void {
+    try {
+      this.recordLine(dir, line);
+    } catch {
+      this.recordRaw(dir, line);
+    }
+  }
+
+  private recordLine(dir: TraceDirection, line: TappedLine): void {
+    this.flushShed();
     const t = this.clock.now();
     const prefix = `{"t":${t},"at":"${this.clock.at(t)}","dir":"${dir}"`;
     if (!line.truncated) {
@@ -105,26 +121,54 @@ export class TraceRecorder {
         this.blank[dir]++;
         return;
       }
-      let message: unknown;
       let parsed = true;
       try {
-        message = JSON.parse(text);
+        JSON.parse(text);
       } catch {
         parsed = false;
       }
       if (parsed) {
         this.messages[dir]++;
-        const embedded = text.includes("\r") ? JSON.stringify(message) : text;
+        // In valid JSON a raw CR can only be whitespace between tokens (inside strings it
+        // must be escaped), so it is swapped for a space: the text stays the same JSON
+        // value and is never re-serialised (which fails on deep nesting).
+        const embedded = text.includes("\r") ? text.replace(/\r/g, " ") : text;
         this.writer.write(`${prefix},"msg":${embedded}}`);
         return;
       }
     }
+    this.recordRaw(dir, line);
+  }
+
+  /** Records a line as its text, unparsed. */
+  private recordRaw(dir: TraceDirection, line: TappedLine): void {
+    const t = this.clock.now();
+    const prefix = `{"t":${t},"at":"${this.clock.at(t)}","dir":"${dir}"`;
     this.unparsed[dir]++;
     this.writer.write(`${prefix},"raw":${JSON.stringify(line.text)}${this.truncation(line)}}`);
   }
 
+  /**
+   * Counts `count` lines that crossed the proxy but were not recorded because recording
+   * fell behind (the proxy sheds recording rather than delay forwarding and its timers).
+   * One `dropped` event (`detail: "busy"`) says how many, before the next record.
+   */
+  shed(count: number): void {
+    this.shedTotal += count;
+    this.shedPending += count;
+  }
+
+  /** Writes the pending `dropped` event for shed lines, if any. */
+  flushShed(): void {
+    if (this.shedPending === 0) return;
+    const count = this.shedPending;
+    this.shedPending = 0;
+    this.writer.write(this.eventRecord("dropped", { detail: "busy", count }));
+  }
+
   /** Records a line the agent wrote to stderr. */
   stderr(line: TappedLine): void {
+    this.flushShed();
     this.stderrLines++;
     const t = this.clock.now();
     const prefix = `{"t":${t},"at":"${this.clock.at(t)}","dir":"agent-stderr"`;
@@ -143,6 +187,7 @@ export class TraceRecorder {
 
   /** Records how the agent ended (the last record). */
   exit(code: number | null, signal: string | null, error?: string): void {
+    this.flushShed();
     const t = this.clock.now();
     this.writer.write(
       JSON.stringify({
@@ -165,7 +210,8 @@ export class TraceRecorder {
       blank: { ...this.blank },
       truncated: this.truncated,
       stderrLines: this.stderrLines,
-      dropped: this.writer.dropped,
+      dropped: this.writer.dropped + this.shedTotal,
+      ...(this.shedTotal > 0 ? { shed: this.shedTotal } : {}),
     };
   }
 

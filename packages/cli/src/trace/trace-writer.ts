@@ -2,8 +2,8 @@
  * {@link TraceWriter}: appends records to the trace file without ever holding up the
  * proxy.
  *
- * Records are queued in memory and written by one asynchronous loop, joined into one
- * write per turn. The queue is bounded: when the file cannot keep up, records are dropped
+ * Records are queued in memory and written by one asynchronous loop, in batches of about
+ * 1 MiB (never on the caller's turn). The queue is bounded: when the file cannot keep up, records are dropped
  * (and counted; a `dropped` event says how many once there is room again). When the file
  * cannot be opened or written, the writer warns once and discards everything after:
  * proxying goes on regardless.
@@ -24,10 +24,15 @@ export interface TraceWriterOptions {
   readonly droppedRecord: (count: number) => string;
 }
 
-/** Resolves after `ms`, or with the promise, whichever comes first. */
+/** About how many characters go to the file in one write. */
+const BATCH_CHARS = 1024 * 1024;
+
 /** See the module comment. */
 export class TraceWriter {
-  private queue: string[] = [];
+  /** Queued records, in batches of about {@link BATCH_CHARS}. */
+  private queue: string[][] = [];
+  private queued = 0;
+  private lastBatchChars = 0;
   private queuedChars = 0;
   private handle: FileHandle | undefined;
   private readonly opening: Promise<void>;
@@ -61,7 +66,7 @@ export class TraceWriter {
   /** Queues one record (a JSON text without its newline). Never blocks, never throws. */
   write(record: string): void {
     if (this.failed || this.closed) return;
-    if (this.queuedChars + record.length > this.options.maxQueueChars && this.queue.length > 0) {
+    if (this.queuedChars + record.length > this.options.maxQueueChars && this.queued > 0) {
       this.pendingDropped++;
       this.droppedTotal++;
       return;
@@ -95,7 +100,15 @@ export class TraceWriter {
   }
 
   private enqueue(record: string): void {
-    this.queue.push(record);
+    let last = this.queue[this.queue.length - 1];
+    if (last === undefined || this.lastBatchChars >= BATCH_CHARS) {
+      last = [];
+      this.queue.push(last);
+      this.lastBatchChars = 0;
+    }
+    last.push(record);
+    this.queued++;
+    this.lastBatchChars += record.length + 1;
     this.queuedChars += record.length + 1;
     if (this.handle !== undefined) this.flushing ??= this.flush();
   }
@@ -108,17 +121,23 @@ export class TraceWriter {
       this.fail(error);
       return;
     }
-    if (this.queue.length > 0) this.flushing ??= this.flush();
+    if (this.queued > 0) this.flushing ??= this.flush();
   }
 
   private async flush(): Promise<void> {
     const handle = this.handle;
+    // Start on a later turn: the caller (a tap) must not pay for joining and writing.
+    await Promise.resolve();
     try {
-      while (handle !== undefined && this.queue.length > 0 && !this.failed) {
-        const batch = this.queue.join("\n") + "\n";
-        this.queue = [];
-        this.queuedChars = 0;
-        await handle.appendFile(batch);
+      while (handle !== undefined && this.queued > 0 && !this.failed) {
+        // One batch (about BATCH_CHARS) per write, so that no one turn does much work.
+        const batch = this.queue.shift() ?? [];
+        if (this.queue.length === 0) this.lastBatchChars = 0;
+        this.queued -= batch.length;
+        let chars = 0;
+        for (const record of batch) chars += record.length + 1;
+        this.queuedChars = Math.max(0, this.queuedChars - chars);
+        await handle.appendFile(batch.join("\n") + "\n");
       }
     } catch (error) {
       this.fail(error);
@@ -131,6 +150,8 @@ export class TraceWriter {
     if (this.failed) return;
     this.failed = true;
     this.queue = [];
+    this.queued = 0;
+    this.lastBatchChars = 0;
     this.queuedChars = 0;
     const reason = error instanceof Error ? error.message : String(error);
     this.options.warn(

@@ -188,5 +188,3 @@ export function distributionKinds(
 ): ("binary" | "npx" | "uvx")[] {
   return (["binary", "npx", "uvx"] as const).filter((kind) => distribution[kind] !== undefined);
 }
-
-;
