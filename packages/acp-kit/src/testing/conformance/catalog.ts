@@ -89,7 +89,13 @@ export const CLIENT_CHECKS: readonly CheckDefinition[] = [
   ),
   def("terminal-kill", "terminal/kill stops the command, the terminal stays usable", [122]),
   def("terminal-output-limit", "Output over outputByteLimit keeps the tail, cut cleanly", [119]),
-  def("permission", "session/request_permission is answered with an offered option", [], ["§3.15"]),
+  def(
+    "permission",
+    "session/request_permission is answered with an offered option",
+    [],
+    ["§3.15"],
+    "should",
+  ),
   def(
     "update-rendering",
     "Every session/update kind is rendered (user confirmation)",

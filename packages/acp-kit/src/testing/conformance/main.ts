@@ -103,7 +103,7 @@ function authMethodsOf(result: unknown): AuthMethodSeen[] {
 }
 
 /** The login methods an agent offers, in words: `token (agent), key (env_var: API_KEY)`. */
-export function describeAuthMethods(init: WireOutcome): string {
+function describeAuthMethods(init: WireOutcome): string {
   const methods = init.kind === "result" ? authMethodsOf(init.result) : [];
   if (methods.length === 0) return "none";
   return methods

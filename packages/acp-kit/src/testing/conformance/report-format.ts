@@ -13,7 +13,7 @@ import type {
 } from "./report.js";
 
 /** How each class of result is labelled in text reports. */
-export const CLASS_LABELS: Readonly<Record<CheckClass, string>> = {
+const CLASS_LABELS: Readonly<Record<CheckClass, string>> = {
   pass: "PASS",
   must: "FAIL MUST",
   should: "WARN SHOULD",
@@ -76,7 +76,7 @@ function plural(count: number, word: string): string {
 }
 
 /** The summary line: counts by class and the verdict. */
-export function summaryLine(report: ConformanceReport): string {
+function summaryLine(report: ConformanceReport): string {
   const {
     passed,
     skipped,

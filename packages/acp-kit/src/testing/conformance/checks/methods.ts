@@ -114,7 +114,7 @@ export async function checkNotificationsUnanswered(
  * True for a line shaped like a JSON-RPC response without an `id` member (some agents
  * answer notifications so): JSON-RPC 2.0, a `result` or an `error`, no `method`, no `id`.
  */
-export function isIdlessResponse(record: WireRecord): boolean {
+function isIdlessResponse(record: WireRecord): boolean {
   if (record.direction !== "in" || record.message !== undefined) return false;
   let value: unknown;
   try {
