@@ -15,7 +15,10 @@ import {
   runAgentChecks,
   type AgentCheckOptions,
 } from "../../packages/acp-kit/src/testing/conformance/agent.js";
-import type { ConformanceReport } from "../../packages/acp-kit/src/testing/conformance/report.js";
+import type {
+  CheckStatus,
+  ConformanceReport,
+} from "../../packages/acp-kit/src/testing/conformance/report.js";
 import {
   formatReport,
   formatReportMarkdown,
@@ -59,7 +62,7 @@ function runFixture(...faults: Fault[]): Promise<ConformanceReport> {
   return runAgentChecks({ command: process.execPath, args, timeouts });
 }
 
-function ids(report: ConformanceReport, status: "pass" | "fail" | "skip"): string[] {
+function ids(report: ConformanceReport, status: CheckStatus): string[] {
   return report.checks.filter((check) => check.status === status).map((check) => check.id);
 }
 

@@ -203,13 +203,14 @@ export async function runMainConnection(
     return { init };
   }
   let withHistory: string | undefined;
-  let live = true;
+  const turnState = { live: true };
   await run("prompt-turn", async () => {
     const turn = await checkPromptTurn(context, channel, first);
     withHistory = turn.completed ? first : undefined;
-    live = turn.live;
+    turnState.live = turn.live;
     return turn.outcome;
   });
+  const { live } = turnState;
   if (!live) {
     // Said once on prompt-turn; the checks that need a live turn are not run.
     for (const id of ["cancel", "session-load", "session-close"]) {

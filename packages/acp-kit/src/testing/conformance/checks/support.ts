@@ -167,7 +167,7 @@ export function environmentProblem(outcome: WireOutcome, live: boolean): string 
     return `${method} did not end within ${outcome.timeoutMs} ms: a model that is offline or slow? Check the agent's network and login, or raise the time limit`;
   }
   if (outcome.kind === "error") {
-    const text = `${outcome.error.message} ${JSON.stringify(outcome.error.data) ?? ""}`;
+    const text = `${outcome.error.message} ${(JSON.stringify(outcome.error.data) as string | undefined) ?? ""}`;
     if (ENVIRONMENT_WORDS.test(text)) {
       return `${method} answered error ${outcome.error.code}: ${agentMessage(outcome.error)}; this looks like the agent's network or login, not its protocol`;
     }
