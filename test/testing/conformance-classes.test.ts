@@ -94,6 +94,10 @@ describe.concurrent("check classes", { timeout: 120_000 }, () => {
       expect(result(report, id).reason, id).toBe("Needs a live turn (see prompt-turn)");
     }
     expect(text.match(/Claude Code process exited/g)).toHaveLength(2); // reason + exchange
+    expect(report.notes).toEqual([
+      "The agent wants a login at the first prompt (session/prompt answered -32000): the checks that need a live turn were not run. " +
+        "Its login methods: claude-login (agent). Run again with --auth METHOD.",
+    ]);
     expect(report.ok).toBe(true);
     expect(text).toMatch(/INCONCLUSIVE +prompt-turn/);
     expect(text).toMatch(/1 inconclusive, \d+ skipped \(20 checks\): OK so far/);

@@ -203,14 +203,21 @@ export async function runMainConnection(
     return { init };
   }
   let withHistory: string | undefined;
-  const turnState = { live: true };
+  const turnState = { live: true, login: false };
   await run("prompt-turn", async () => {
     const turn = await checkPromptTurn(context, channel, first);
     withHistory = turn.completed ? first : undefined;
     turnState.live = turn.live;
+    turnState.login = turn.login === true;
     return turn.outcome;
   });
   const { live } = turnState;
+  if (turnState.login) {
+    results.note(
+      `The agent wants a login at the first prompt (session/prompt answered -32000): the checks that need a live turn were not run. ` +
+        `Its login methods: ${describeAuthMethods(init)}. Run again with --auth METHOD.`,
+    );
+  }
   if (!live) {
     // Said once on prompt-turn; the checks that need a live turn are not run.
     for (const id of ["cancel", "session-load", "session-close"]) {

@@ -18,6 +18,7 @@ import {
   exchangeOf,
   environmentProblem,
   invalidBecause,
+  isAuthRequired,
   sleep,
 } from "./support.js";
 import { environmentOutcome, newSession } from "./sessions.js";
@@ -47,7 +48,7 @@ export async function checkPromptTurn(
   context: RunContext,
   channel: CheckChannel,
   sessionId: string,
-): Promise<{ outcome: CheckOutcome; completed: boolean; live: boolean }> {
+): Promise<{ outcome: CheckOutcome; completed: boolean; live: boolean; login?: boolean }> {
   const prompt = promptBlocks(context, SHORT_PROMPT);
   const outcome = await channel.request(
     "session/prompt",
@@ -55,7 +56,9 @@ export async function checkPromptTurn(
     context.timeouts.promptMs,
   );
   const environment = environmentOutcome(context, outcome, true);
-  if (environment !== undefined) return { outcome: environment, completed: false, live: false };
+  if (environment !== undefined) {
+    return { outcome: environment, completed: false, live: false, login: isAuthRequired(outcome) };
+  }
   const quiet = (): boolean => false;
   if (outcome.kind !== "result") {
     const reason = `session/prompt with a text block and a resource_link ${describe(outcome)}`;
