@@ -113,6 +113,18 @@ describe.concurrent("check classes", { timeout: 120_000 }, () => {
     expect(report.summary).toMatchObject({ inconclusive: 1, mustFailed: 0 });
   });
 
+  it("a prompt that does not end within promptMs is INCONCLUSIVE (an offline model)", async () => {
+    const report = await check(scenario("prompt-hangs.json"), {
+      timeouts: { ...timeouts, promptMs: 2_000 },
+    });
+    expect(byClass(report, "must"), formatReport(report)).toEqual([]);
+    expect(byClass(report, "inconclusive")).toEqual(["prompt-turn"]);
+    expect(result(report, "prompt-turn").reason).toMatch(
+      /^session\/prompt did not end within 2000 ms: a model that is offline or slow\?/,
+    );
+    expect(result(report, "cancel").reason).toBe("Needs a live turn (see prompt-turn)");
+  });
+
   it("a real error at the prompt fails MUST, with the agent's own reason", async () => {
     const report = await check(scenario("prompt-error.json"));
     expect(byClass(report, "must"), formatReport(report)).toEqual(["prompt-turn"]);
