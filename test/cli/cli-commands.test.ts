@@ -328,7 +328,9 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
 
   it("passes our example agent, skipping only what it does not advertise", async () => {
     const result = await runAsync(["check", ...tsxAgent("examples/agent.ts")]);
-    expect(result.stdout).toContain("16 passed, 0 failed, 4 skipped (20 checks): OK");
+    expect(result.stdout).toContain(
+      "16 passed, 0 failed (MUST), 0 warnings (SHOULD), 0 inconclusive, 4 skipped (20 checks): OK",
+    );
     expect(result.stderr).toContain("✓ session/new answers unique session ids"); // progress
     expect(result.code).toBe(0);
   });
@@ -347,7 +349,15 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
       ok: boolean;
       summary: { passed: number; failed: number; skipped: number };
     };
-    expect(report.summary).toEqual({ passed: 20, failed: 0, skipped: 0, total: 20 });
+    expect(report.summary).toEqual({
+      passed: 20,
+      failed: 0,
+      mustFailed: 0,
+      warnings: 0,
+      inconclusive: 0,
+      skipped: 0,
+      total: 20,
+    });
     expect(report.ok).toBe(true);
     expect(result.code).toBe(0);
   });
@@ -358,7 +368,8 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
       ...tsxAgent("test/testing/fixtures/agent-faulty.ts", "--fault=stdout-junk"),
     ]);
     expect(result.code).toBe(50);
-    expect(result.stdout).toMatch(/^FAIL {2}stdout-purity .*\[rules 1, 3, 5\]$/m);
+    expect(result.stdout).toMatch(/^FAIL MUST +stdout-purity .*\[R1, R3, R5\]$/m);
+    expect(result.stdout).toContain("see docs/checklist.md#stdout-purity");
     expect(result.stdout).toContain("Starting faulty agent 0.0.1");
     expect(result.stdout).toContain("NOT CONFORMANT");
   });
@@ -378,6 +389,43 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
     expect(report.checks.filter((c) => c.status === "fail").map((c) => c.id)).toEqual([
       "protocol-version",
     ]);
+  });
+
+  it("--auth logs in first; without it the login is INCONCLUSIVE, in text and --json", async () => {
+    const agent = [
+      "--",
+      process.execPath,
+      scriptedAgent,
+      "--no-delays",
+      fixture("auth-scenario.json"),
+    ];
+    const without = await runAsync(["check", "--json", ...agent]);
+    const report = JSON.parse(without.stdout) as {
+      ok: boolean;
+      notes: string[];
+      checks: { id: string; status: string; class: string; reason?: string }[];
+    };
+    expect(without.code).toBe(0); // nothing the agent did is wrong
+    const sessionNew = report.checks.find((c) => c.id === "session-new");
+    expect(sessionNew).toMatchObject({ status: "inconclusive", class: "inconclusive" });
+    expect(sessionNew?.reason).toContain("Authentication required");
+    expect(report.notes.join("\n")).toContain("token (agent)");
+    const text = await runAsync(["check", ...agent]);
+    expect(text.stdout).toMatch(/^INCONCLUSIVE +session-new/m);
+    expect(text.stderr).toMatch(/\? session\/new answers unique session ids: INCONCLUSIVE: /);
+    // The long reason is said once; the checks depending on it point to it.
+    expect(
+      text.stdout.match(/Needs a logged-in agent \(see session-new\)/g)?.length,
+    ).toBeGreaterThan(3);
+    expect(text.stdout.match(/Run again with --auth METHOD/g)).toHaveLength(1);
+    const withAuth = await runAsync(["check", "--json", "--auth", "token", ...agent]);
+    const logged = JSON.parse(withAuth.stdout) as {
+      notes: string[];
+      checks: { id: string; status: string }[];
+    };
+    expect(logged.notes).toEqual(["Logged in with --auth token."]);
+    expect(logged.checks.find((c) => c.id === "prompt-turn")?.status).toBe("pass");
+    expect(withAuth.code).toBe(0);
   });
 
   it("waits only --request-timeout for each answer, and says so in the report", async () => {

@@ -175,6 +175,6 @@ it("fails a client that answers a pending permission request with an option afte
   expect(byId["fs-read-missing"]).toBe("pass");
   expect(byId["terminal-run"]).toBe("skip"); // the TestClient advertises no terminals here
   expect(client.requestsOf("fs/write_text_file")).toHaveLength(1);
-  expect(client.textOf(sessionId)).toContain("❌ fail | `permission-cancel`");
+  expect(client.textOf(sessionId)).toContain("❌ fail (MUST) | `permission-cancel`");
   await client.close();
 });

@@ -17,6 +17,7 @@ import {
   checkResult,
   definitionOf,
   failed,
+  inconclusive,
   passed,
   skipped,
 } from "../../packages/acp-kit/src/testing/conformance/catalog.js";
@@ -181,9 +182,23 @@ describe("report formatting", () => {
           { kind: "gap", omitted: 3 },
         ]),
       ),
+      checkResult(definitionOf(CLIENT_CHECKS, "fs-read-missing"), failed("answered -32603")),
+      checkResult(
+        definitionOf(CLIENT_CHECKS, "terminal-run"),
+        inconclusive("terminal/create did not answer within 10 ms"),
+      ),
     ],
-    summary: { passed: 1, failed: 1, skipped: 1, total: 3 },
+    summary: {
+      passed: 1,
+      failed: 2,
+      mustFailed: 1,
+      warnings: 1,
+      inconclusive: 1,
+      skipped: 1,
+      total: 5,
+    },
     ok: false,
+    notes: ["Logged in with --auth token."],
   };
 
   it("renders text with statuses, rules, reasons, notes and the exchange", () => {
@@ -193,21 +208,33 @@ describe("report formatting", () => {
         "client: editor 2.0",
         "capabilities: fs.readTextFile, terminal",
         "",
-        "PASS  client-info        The client identifies itself (clientInfo) (SHOULD) [rule 13]",
+        "PASS          client-info        The client identifies itself (clientInfo) (SHOULD) [R13]",
         "      note: editor 2.0",
-        "SKIP  fs-write           fs/write_text_file creates a file (when advertised) [rule 115]",
+        "SKIP          fs-write           fs/write_text_file creates a file (when advertised) [R115]",
         "      Not advertised (fs.writeTextFile)",
-        "FAIL  permission-cancel  Pending permission requests are answered `cancelled` on cancel [rule 98]",
+        "FAIL MUST     permission-cancel  Pending permission requests are answered `cancelled` on cancel [R98]",
         "      answered with an option",
+        "      see docs/checklist.md#permission-cancel",
         "      exchange:",
         "        #1 probe <- {}",
         "        ... 3 more message(s) ...",
+        "WARN SHOULD   fs-read-missing    Reading a missing file is an error (-32002) (SHOULD) [§3.16; §5]",
+        "      answered -32603",
+        "      see docs/checklist.md#fs-read-missing",
+        "INCONCLUSIVE  terminal-run       terminal/create, output, wait_for_exit, release (when advertised) [R118, R123]",
+        "      terminal/create did not answer within 10 ms",
+        "      see docs/checklist.md#terminal-run",
         "",
-        "1 passed, 1 failed, 1 skipped (3 checks): NOT CONFORMANT",
+        "note: Logged in with --auth token.",
+        "",
+        "1 passed, 1 failed (MUST), 1 warning (SHOULD), 1 inconclusive, 1 skipped (5 checks): NOT CONFORMANT",
         "",
       ].join("\n"),
     );
-    expect(formatReportMarkdown(report)).toContain("| ⏭️ skip | `fs-write` |");
+    const markdown = formatReportMarkdown(report);
+    expect(markdown).toContain("| ⏭️ skip | `fs-write` |");
+    expect(markdown).toContain("| ⚠️ warn (SHOULD) | `fs-read-missing` |");
+    expect(markdown).toContain("| ❔ inconclusive | `terminal-run` |");
   });
 
   it("lists advertised capabilities as paths, marker objects included", () => {

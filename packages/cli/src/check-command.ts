@@ -13,15 +13,26 @@ import { ExitCodes } from "./exit-codes.js";
 import { renderLine, seg, type Segment } from "./trace/styled-line.js";
 import type { AgentTarget } from "./target.js";
 
-const MARKS: Readonly<Record<CheckResult["status"], Segment>> = {
+const MARKS: Readonly<Record<CheckResult["class"], Segment>> = {
   pass: seg("✓", "green"),
-  fail: seg("✗", "red"),
+  must: seg("✗", "red"),
+  should: seg("!", "yellow"),
+  inconclusive: seg("?", "yellow"),
   skip: seg("-", "dim"),
 };
 
+const CLASS_WORDS: Readonly<Record<CheckResult["class"], string>> = {
+  pass: "",
+  must: "MUST: ",
+  should: "SHOULD: ",
+  inconclusive: "INCONCLUSIVE: ",
+  skip: "",
+};
+
 function progress(result: CheckResult, color: boolean): string {
-  const mark = renderLine([MARKS[result.status]], color, 0);
-  return `${mark} ${result.title}${result.status === "pass" ? "" : `: ${result.reason ?? result.status}`}\n`;
+  const mark = renderLine([MARKS[result.class]], color, 0);
+  const why = result.reason ?? result.status;
+  return `${mark} ${result.title}${result.status === "pass" ? "" : `: ${CLASS_WORDS[result.class]}${why}`}\n`;
 }
 
 /** After this long without a result, the progress says that it is waiting. */
@@ -30,7 +41,14 @@ const QUIET_NOTICE_MS = 5000;
 /** Runs the agent checks; resolves with the exit code (0 when nothing failed). */
 export async function runCheckCommand(
   target: AgentTarget,
-  options: { json?: boolean; cwd?: string; requestTimeoutMs?: number; color: boolean },
+  options: {
+    json?: boolean;
+    cwd?: string;
+    requestTimeoutMs?: number;
+    /** A login method of the agent to use before the checks (`--auth`). */
+    auth?: string;
+    color: boolean;
+  },
 ): Promise<number> {
   const showProgress = options.json !== true;
   let lastProgress = Date.now();
@@ -53,6 +71,7 @@ export async function runCheckCommand(
       args: target.args,
       ...(target.env === undefined ? {} : { env: target.env }),
       ...(options.cwd === undefined ? {} : { sessionCwd: options.cwd }),
+      ...(options.auth === undefined ? {} : { auth: options.auth }),
       ...(options.requestTimeoutMs === undefined
         ? {}
         : { timeouts: { requestMs: options.requestTimeoutMs } }),

@@ -299,19 +299,31 @@ Then read it:
       "how long to wait for the answer to an ordinary request (default 30000)",
       positiveInteger,
     )
+    .option(
+      "--auth <method>",
+      "log in with this method of the agent first (env_var methods read their variables from this environment)",
+    )
     .addHelpText(
       "after",
       `
 Examples:
   acp-kit check -- node my-agent.js
   acp-kit check --json claude > report.json
+  CODEX_API_KEY=... acp-kit check --auth codex-api-key codex
 
-Exit code 0 when every check passed (or was skipped), ${ExitCodes.CHECK_FAILED} when one failed.`,
+Results are MUST failures (not conformant), SHOULD warnings, INCONCLUSIVE (no login,
+network, an offline model: run again), passes and skips; see docs/checklist.md.
+Exit code 0 when no MUST check failed, ${ExitCodes.CHECK_FAILED} when one failed.`,
     )
     .action(
       async (
         words: string[],
-        opts: RemoteFlags & { json?: boolean; cwd?: string; requestTimeout?: number },
+        opts: RemoteFlags & {
+          json?: boolean;
+          cwd?: string;
+          requestTimeout?: number;
+          auth?: string;
+        },
       ) => {
         try {
           const target = await agentTarget(words, opts);
@@ -321,6 +333,7 @@ Exit code 0 when every check passed (or was skipped), ${ExitCodes.CHECK_FAILED} 
             ...(opts.json === undefined ? {} : { json: opts.json }),
             ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
             ...(opts.requestTimeout === undefined ? {} : { requestTimeoutMs: opts.requestTimeout }),
+            ...(opts.auth === undefined ? {} : { auth: opts.auth }),
             color: useColor(process.stderr),
           });
         } catch (error) {

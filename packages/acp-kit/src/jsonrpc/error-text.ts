@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { isPlainObject } from "./messages.js";
 
 /** A JSON-RPC error as it travels: a code, a message, maybe data. */
 export interface PeerErrorLike {
@@ -23,15 +24,11 @@ function clip(text: string, max = MAX_DETAIL): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** `{path, message}` issues (ours, zod's, ajv's `instancePath`) as `path: message; ...`. */
 function issuesText(issues: readonly unknown[]): string | undefined {
   const parts = issues.flatMap((issue) => {
     if (typeof issue === "string") return [issue];
-    if (!isRecord(issue) || typeof issue.message !== "string") return [];
+    if (!isPlainObject(issue) || typeof issue.message !== "string") return [];
     const rawPath = issue.path ?? issue.instancePath;
     const path = Array.isArray(rawPath)
       ? rawPath.map(String).join(".")
@@ -49,7 +46,7 @@ function issuesText(issues: readonly unknown[]): string | undefined {
 function zodTreeText(tree: Record<string, unknown>): string | undefined {
   const issues: string[] = [];
   const walk = (node: unknown, path: string[]): void => {
-    if (!isRecord(node)) return;
+    if (!isPlainObject(node)) return;
     const errors = node._errors;
     if (Array.isArray(errors)) {
       for (const e of errors) {
@@ -73,11 +70,11 @@ export function errorDataText(data: unknown): string | undefined {
     if (data.length === 0) return undefined;
     return issuesText(data) ?? clip(JSON.stringify(data));
   }
-  if (!isRecord(data)) return undefined;
+  if (!isPlainObject(data)) return undefined;
   for (const key of ["details", "detail", "message", "error", "reason"]) {
     const value = data[key];
     if (typeof value === "string" && value.trim() !== "") return clip(value);
-    if (isRecord(value) && typeof value.message === "string") return clip(value.message);
+    if (isPlainObject(value) && typeof value.message === "string") return clip(value.message);
   }
   if (Array.isArray(data.issues)) {
     const text = issuesText(data.issues);
@@ -103,7 +100,7 @@ export function describePeerError(error: PeerErrorLike, peer = "the agent"): str
   const message = error.message.trim();
   if (error.code === -32602) {
     const method =
-      isRecord(error.data) && typeof error.data.method === "string"
+      isPlainObject(error.data) && typeof error.data.method === "string"
         ? ` of ${error.data.method}`
         : "";
     const what = detail ?? (/^invalid params$/i.test(message) ? undefined : message);

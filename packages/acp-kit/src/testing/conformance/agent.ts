@@ -16,12 +16,13 @@ import {
   checkProtocolVersion,
   initializeParams,
 } from "./checks/initialize.js";
-import { AUTH_REQUIRED_REASON, newSession } from "./checks/sessions.js";
+import { LIVE_TURN_NEEDED, LOGIN_NEEDED, newSession } from "./checks/sessions.js";
 import {
   CheckChannel,
   DEFAULT_AGENT_CHECK_TIMEOUTS,
   SHORT_PROMPT,
   describe,
+  environmentProblem,
   isAuthRequired,
   type AgentCheckTimeouts,
   type RunContext,
@@ -36,7 +37,7 @@ import {
 import { AGENT_CHECKS, checkResult, definitionOf, skipped, type CheckOutcome } from "./catalog.js";
 import type { CheckerPermission } from "./client.js";
 import { WireLog } from "./log.js";
-import { runMainConnection, type MainState } from "./main.js";
+import { logIn, runMainConnection, type MainState } from "./main.js";
 import type { AgentCommand } from "./process.js";
 import type { WireOutcome } from "./wire.js";
 import {
@@ -63,11 +64,20 @@ export interface AgentCheckOptions extends AgentCommand {
   readonly sessionCwd?: string;
   /** Called with each check's result as soon as it is decided (in execution order). */
   readonly onCheck?: (result: CheckResult) => void;
+  /**
+   * A login method (an id of the agent's `authMethods`) to log in with after each
+   * `initialize`, so that the checks needing a session and a live turn can run. The
+   * variables of an `env_var` method must be set in this process's environment (the
+   * agent inherits them; `env` may set them too). Terminal methods are not run.
+   */
+  readonly auth?: string;
 }
 
 /** Collects check outcomes; the report lists them in catalog order. */
 export class CheckResults {
   private readonly outcomes = new Map<string, CheckOutcome>();
+  /** Remarks about the whole run. */
+  readonly notes: string[] = [];
 
   /**
    * Creates an empty collection.
@@ -86,6 +96,11 @@ export class CheckResults {
   /** Skips every check of `ids` not decided yet. */
   skipRest(ids: readonly string[], reason: string): void {
     for (const id of ids) this.set(id, skipped(reason));
+  }
+
+  /** Adds a remark about the whole run (once). */
+  note(text: string): void {
+    if (!this.notes.includes(text)) this.notes.push(text);
   }
 
   /** Every check in catalog order. */
@@ -108,8 +123,9 @@ async function runBareConnection(
   );
   if (init.kind !== "result")
     return `On the connection without capabilities, initialize ${describe(init)}`;
+  await logIn(context, channel, init);
   const created = await newSession(context, channel);
-  if (isAuthRequired(created)) return AUTH_REQUIRED_REASON;
+  if (isAuthRequired(created)) return LOGIN_NEEDED;
   const sessionId =
     created.kind === "result" ? (created.result as { sessionId?: unknown }).sessionId : undefined;
   if (typeof sessionId !== "string")
@@ -120,7 +136,7 @@ async function runBareConnection(
     { sessionId, prompt: promptBlocks(context, text) },
     context.timeouts.promptMs,
   );
-  return isAuthRequired(turn) ? AUTH_REQUIRED_REASON : undefined;
+  return environmentProblem(turn, true) === undefined ? undefined : LIVE_TURN_NEEDED;
 }
 
 async function openChannel(
@@ -162,6 +178,8 @@ export async function runAgentChecks(options: AgentCheckOptions): Promise<Confor
     workdir,
     notesPath,
     permission: options.permission ?? "reject",
+    ...(options.auth === undefined ? {} : { auth: options.auth }),
+    attributed: new Set(),
   };
   const results = new CheckResults(options.onCheck);
   try {
@@ -172,7 +190,8 @@ export async function runAgentChecks(options: AgentCheckOptions): Promise<Confor
     } finally {
       await main.close();
     }
-    const bare = await openChannel("bare", context, false);
+    const bare =
+      state.live === false ? LIVE_TURN_NEEDED : await openChannel("bare", context, false);
     let bareSkipped: string | undefined = typeof bare === "string" ? bare : undefined;
     if (typeof bare !== "string") {
       try {
@@ -196,7 +215,7 @@ export async function runAgentChecks(options: AgentCheckOptions): Promise<Confor
     }
     const { log } = context;
     const bareChannel = typeof bare === "string" ? undefined : bare;
-    results.set("stdout-purity", checkStdoutPurity(log));
+    results.set("stdout-purity", checkStdoutPurity(log, context.attributed));
     results.set("protocol-version", checkProtocolVersion(log, state.init, futureInit));
     results.set(
       "session-updates",
@@ -209,7 +228,7 @@ export async function runAgentChecks(options: AgentCheckOptions): Promise<Confor
     results.set("client-requests", checkClientRequests(log, main));
     results.set("method-names", checkMethodNames(log));
     results.set("response-ids", checkResponseIds(log));
-    return report(options, results.list(), state, main.process.stderrTail(20));
+    return report(options, results.list(), state, main.process.stderrTail(20), results.notes);
   } finally {
     await rm(given === undefined ? workdir : notesPath, { recursive: true, force: true });
   }
@@ -220,6 +239,7 @@ function report(
   checks: CheckResult[],
   state: MainState,
   stderrTail: string[],
+  notes: readonly string[],
 ): ConformanceReport {
   const result =
     state.init.kind === "result" && typeof state.init.result === "object"
@@ -244,6 +264,7 @@ function report(
     checks,
     summary: summarize(checks),
     ok: reportOk(checks),
+    ...(notes.length > 0 ? { notes: [...notes] } : {}),
     stderrTail,
   };
 }

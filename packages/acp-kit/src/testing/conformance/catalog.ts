@@ -1,10 +1,17 @@
 /**
  * The catalog of conformance checks: for each, its id, what it tests and which rules of
- * the conformance checklist (§7 of the protocol digest) it covers.
+ * the conformance checklist (`docs/checklist.md`) it covers.
  *
  * @module
  */
-import type { CheckResult, CheckSeverity, CheckStatus, ExchangeEntry } from "./report.js";
+import {
+  CHECKLIST_PATHS,
+  classOf,
+  type CheckResult,
+  type CheckSeverity,
+  type CheckStatus,
+  type ExchangeEntry,
+} from "./report.js";
 
 /** What a check is, independently of any run. */
 export interface CheckDefinition {
@@ -16,7 +23,7 @@ export interface CheckDefinition {
   readonly rules: readonly number[];
   /** Other sections of the digest it relies on. */
   readonly sections: readonly string[];
-  /** Whether the rule is a MUST or a SHOULD. */
+  /** Whether the rule is a MUST or a SHOULD (checks of unnumbered rules are SHOULD). */
   readonly severity: CheckSeverity;
 }
 
@@ -42,7 +49,7 @@ export const AGENT_CHECKS: readonly CheckDefinition[] = [
     [159, 160],
   ),
   def("notifications-unanswered", "Notifications (`_`, `$/`) get no response", [8, 151, 161]),
-  def("invalid-params", "Malformed params are answered -32602", [], ["§5", "§6.4"]),
+  def("invalid-params", "Malformed params are answered -32602", [], ["§5", "§6.4"], "should"),
   def("session-new", "session/new answers unique session ids", [35, 76]),
   def("prompt-turn", "A text + resource_link prompt ends with a valid stop reason", [21, 92, 104]),
   def("session-updates", "Every session/update is valid and names a known session", [22, 91, 107]),
@@ -82,7 +89,13 @@ export const CLIENT_CHECKS: readonly CheckDefinition[] = [
   ),
   def("terminal-kill", "terminal/kill stops the command, the terminal stays usable", [122]),
   def("terminal-output-limit", "Output over outputByteLimit keeps the tail, cut cleanly", [119]),
-  def("permission", "session/request_permission is answered with an offered option", [], ["§3.15"]),
+  def(
+    "permission",
+    "session/request_permission is answered with an offered option",
+    [],
+    ["§3.15"],
+    "should",
+  ),
   def(
     "update-rendering",
     "Every session/update kind is rendered (user confirmation)",
@@ -97,7 +110,7 @@ export const CLIENT_CHECKS: readonly CheckDefinition[] = [
 export interface CheckOutcome {
   /** What happened. */
   readonly status: CheckStatus;
-  /** Why it failed or was skipped. */
+  /** Why it failed, was inconclusive or was skipped. */
   readonly reason?: string;
   /** Remarks that do not change the status. */
   readonly notes?: readonly string[];
@@ -119,7 +132,19 @@ export function failed(
   return { status: "fail", reason, exchange, notes };
 }
 
-/** A skipped outcome: why it could not be decided. */
+/**
+ * An inconclusive outcome: the environment (a missing login, the network, an offline
+ * model) kept the check from deciding; the exchange quotes the request and the answer.
+ */
+export function inconclusive(
+  reason: string,
+  exchange: readonly ExchangeEntry[] = [],
+  notes: readonly string[] = [],
+): CheckOutcome {
+  return { status: "inconclusive", reason, exchange, notes };
+}
+
+/** A skipped outcome: why it was not run. */
 export function skipped(reason: string, notes: readonly string[] = []): CheckOutcome {
   return { status: "skip", reason, notes };
 }
@@ -133,9 +158,14 @@ export function checkResult(definition: CheckDefinition, outcome: CheckOutcome):
     sections: definition.sections,
     severity: definition.severity,
     status: outcome.status,
+    class: classOf(outcome.status, definition.severity),
+    checklist: `${CHECKLIST_PATHS.repository}#${definition.id}`,
     ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
     notes: outcome.notes ?? [],
-    exchange: outcome.status === "fail" ? (outcome.exchange ?? []) : [],
+    exchange:
+      outcome.status === "fail" || outcome.status === "inconclusive"
+        ? (outcome.exchange ?? [])
+        : [],
   };
 }
 

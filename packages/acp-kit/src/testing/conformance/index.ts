@@ -10,3 +10,4 @@ export type { CheckerPermission } from "./client.js";
 export { AGENT_CHECKS, CLIENT_CHECKS, type CheckDefinition } from "./catalog.js";
 export * from "./report.js";
 export { formatReport, formatReportMarkdown, capabilityPaths } from "./report-format.js";
+export { CHECKLIST_RULES, formatChecklist, type ChecklistRule, type RuleLevel } from "./rules.js";

@@ -15,22 +15,25 @@ import {
   checkUnknownMethod,
 } from "./checks/methods.js";
 import {
-  AUTH_REQUIRED_REASON,
+  LIVE_TURN_NEEDED,
+  LOGIN_NEEDED,
   checkSessionDelete,
   checkSessionList,
   checkSessionLoad,
   checkSessionNew,
   checkSessionResume,
 } from "./checks/sessions.js";
-import type { CheckChannel, RunContext } from "./checks/support.js";
+import { agentMessage, type CheckChannel, type RunContext } from "./checks/support.js";
 import { checkCancel, checkPromptTurn, checkSessionClose } from "./checks/turns.js";
-import type { CheckOutcome } from "./catalog.js";
+import { skipped, type CheckOutcome } from "./catalog.js";
 import type { WireOutcome } from "./wire.js";
 
 /** What the main connection leaves for the checks decided at the end. */
 export interface MainState {
   /** The outcome of `initialize` with the current protocol version. */
   readonly init: WireOutcome;
+  /** Whether a prompt turn ran against the model (false: no login, network, timeout). */
+  readonly live?: boolean;
 }
 
 /** Where the main connection reports its outcomes (see `CheckResults`). */
@@ -39,6 +42,8 @@ export interface ResultSink {
   set(id: string, outcome: CheckOutcome): void;
   /** Skips the checks of `ids` not decided yet. */
   skipRest(ids: readonly string[], reason: string): void;
+  /** Adds a remark about the whole run (said once in the report). */
+  note(text: string): void;
 }
 
 /** The checks decided on the main connection. */
@@ -66,6 +71,81 @@ function capabilitiesOf(result: unknown): AgentCapabilities {
   return typeof capabilities === "object" && capabilities !== null ? capabilities : {};
 }
 
+interface AuthMethodSeen {
+  readonly id: string;
+  readonly type: string;
+  readonly vars: string[];
+}
+
+function authMethodsOf(result: unknown): AuthMethodSeen[] {
+  const methods =
+    typeof result === "object" && result !== null
+      ? (result as { authMethods?: unknown }).authMethods
+      : undefined;
+  if (!Array.isArray(methods)) return [];
+  return methods.flatMap((method: unknown) => {
+    if (typeof method !== "object" || method === null) return [];
+    const { id, type, vars } = method as { id?: unknown; type?: unknown; vars?: unknown };
+    if (typeof id !== "string") return [];
+    const names = Array.isArray(vars)
+      ? vars.flatMap((entry: unknown) => {
+          const name =
+            typeof entry === "string"
+              ? entry
+              : typeof entry === "object" && entry !== null
+                ? (entry as { name?: unknown }).name
+                : undefined;
+          return typeof name === "string" ? [name] : [];
+        })
+      : [];
+    return [{ id, type: typeof type === "string" ? type : "agent", vars: names }];
+  });
+}
+
+/** The login methods an agent offers, in words: `token (agent), key (env_var: API_KEY)`. */
+function describeAuthMethods(init: WireOutcome): string {
+  const methods = init.kind === "result" ? authMethodsOf(init.result) : [];
+  if (methods.length === 0) return "none";
+  return methods
+    .map((m) => `${m.id} (${m.type}${m.vars.length > 0 ? `: ${m.vars.join(", ")}` : ""})`)
+    .join(", ");
+}
+
+/**
+ * Logs in with `context.auth` after `initialize`: `authenticate` with the method (its
+ * environment variables, for an `env_var` method, come from the checker's environment,
+ * which the agent inherits). Resolves with why it failed, or `undefined` when it worked
+ * or no login was asked for.
+ */
+export async function logIn(
+  context: RunContext,
+  channel: CheckChannel,
+  init: WireOutcome,
+): Promise<string | undefined> {
+  const methodId = context.auth;
+  if (methodId === undefined || init.kind !== "result") return undefined;
+  const method = authMethodsOf(init.result).find((candidate) => candidate.id === methodId);
+  if (method === undefined) {
+    return `--auth ${methodId}: the agent offers no such login method (it offers: ${describeAuthMethods(init)})`;
+  }
+  if (method.type === "terminal") {
+    return `--auth ${methodId}: a terminal login is interactive; log in with the agent's own command first, then run the check without --auth`;
+  }
+  const env = context.command.env ?? {};
+  const missing = method.vars.filter(
+    (name) => ((name in env ? env[name] : process.env[name]) ?? "") === "",
+  );
+  if (missing.length > 0) {
+    return `--auth ${methodId}: set ${missing.join(", ")} in the environment (the agent inherits it)`;
+  }
+  const answer = await channel.request("authenticate", { methodId });
+  if (answer.kind === "result") return undefined;
+  if (answer.kind === "error") {
+    return `--auth ${methodId}: authenticate answered error ${answer.error.code}: ${agentMessage(answer.error)}`;
+  }
+  return `--auth ${methodId}: authenticate ${answer.kind === "timeout" ? `did not answer within ${answer.timeoutMs} ms` : `did not answer: ${answer.reason}`}`;
+}
+
 /**
  * Runs the main connection's checks, in order, into `results`. Once the agent's process
  * has ended (a crash), the checks left are skipped with the reason instead of failing
@@ -87,6 +167,9 @@ export async function runMainConnection(
     return { init };
   }
   const capabilities = capabilitiesOf(init.result);
+  const loginFailed = await logIn(context, channel, init);
+  if (loginFailed !== undefined) results.note(loginFailed);
+  else if (context.auth !== undefined) results.note(`Logged in with --auth ${context.auth}.`);
   const run = async (id: string, check: () => Promise<CheckOutcome>): Promise<boolean> => {
     const ended = channel.process.wire.closed;
     if (ended !== undefined) {
@@ -107,8 +190,12 @@ export async function runMainConnection(
   const created = await checkSessionNew(context, channel);
   results.set("session-new", created.outcome);
   if (created.authRequired) {
-    results.skipRest(MAIN_CHECKS, AUTH_REQUIRED_REASON);
-    return { init };
+    results.skipRest(MAIN_CHECKS, LOGIN_NEEDED);
+    results.note(
+      `The agent wants a login (session/new answered -32000): the checks that need a session were not run. ` +
+        `Its login methods: ${describeAuthMethods(init)}. Run again with --auth METHOD.`,
+    );
+    return { init, live: false };
   }
   const [first, second] = created.ids;
   if (first === undefined) {
@@ -116,11 +203,27 @@ export async function runMainConnection(
     return { init };
   }
   let withHistory: string | undefined;
+  const turnState = { live: true, login: false };
   await run("prompt-turn", async () => {
     const turn = await checkPromptTurn(context, channel, first);
     withHistory = turn.completed ? first : undefined;
+    turnState.live = turn.live;
+    turnState.login = turn.login === true;
     return turn.outcome;
   });
+  const { live } = turnState;
+  if (turnState.login) {
+    results.note(
+      `The agent wants a login at the first prompt (session/prompt answered -32000): the checks that need a live turn were not run. ` +
+        `Its login methods: ${describeAuthMethods(init)}. Run again with --auth METHOD.`,
+    );
+  }
+  if (!live) {
+    // Said once on prompt-turn; the checks that need a live turn are not run.
+    for (const id of ["cancel", "session-load", "session-close"]) {
+      results.set(id, skipped(LIVE_TURN_NEEDED));
+    }
+  }
   const other = second ?? first;
   const lifecycle: [string, () => Promise<CheckOutcome>][] = [
     ["cancel", () => checkCancel(context, channel, other)],
@@ -131,5 +234,5 @@ export async function runMainConnection(
     ["session-delete", () => checkSessionDelete(context, channel, capabilities, other)],
   ];
   for (const [id, check] of lifecycle) if (!(await run(id, check))) break;
-  return { init };
+  return { init, live };
 }

@@ -5,20 +5,25 @@
  * @module
  */
 import type {
+  CheckClass,
   CheckResult,
-  CheckStatus,
   ConformanceReport,
   ExchangeEntry,
   ReportSubject,
 } from "./report.js";
 
-const LABELS: Record<CheckStatus, string> = { pass: "PASS", fail: "FAIL", skip: "SKIP" };
+/** How each class of result is labelled in text reports. */
+const CLASS_LABELS: Readonly<Record<CheckClass, string>> = {
+  pass: "PASS",
+  must: "FAIL MUST",
+  should: "WARN SHOULD",
+  inconclusive: "INCONCLUSIVE",
+  skip: "SKIP",
+};
 
 function rulesOf(check: CheckResult): string {
   const parts = [
-    ...(check.rules.length > 0
-      ? [`${check.rules.length === 1 ? "rule" : "rules"} ${check.rules.join(", ")}`]
-      : []),
+    ...(check.rules.length > 0 ? [check.rules.map((rule) => `R${rule}`).join(", ")] : []),
     ...check.sections,
   ];
   return parts.length > 0 ? `[${parts.join("; ")}]` : "";
@@ -66,16 +71,35 @@ function exchangeLines(exchange: readonly ExchangeEntry[], indent: string): stri
   });
 }
 
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+/** The summary line: counts by class and the verdict. */
 function summaryLine(report: ConformanceReport): string {
-  const { passed, failed, skipped, total } = report.summary;
-  const verdict = report.ok ? "OK" : "NOT CONFORMANT";
-  return `${passed} passed, ${failed} failed, ${skipped} skipped (${total} checks): ${verdict}`;
+  const {
+    passed,
+    skipped,
+    total,
+    mustFailed: must,
+    warnings,
+    inconclusive: unsure,
+  } = report.summary;
+  const verdict = !report.ok
+    ? "NOT CONFORMANT"
+    : unsure > 0
+      ? "OK so far (inconclusive checks remain: see why, and run again)"
+      : "OK";
+  return (
+    `${passed} passed, ${must} failed (MUST), ${plural(warnings, "warning")} (SHOULD), ` +
+    `${unsure} inconclusive, ${skipped} skipped (${total} checks): ${verdict}`
+  );
 }
 
 /**
- * The report as plain text: one line per check (status, id, title, rules), then for
- * failures and skips the reason, notes, and the failing exchange (`->` client to agent,
- * `<-` agent to client).
+ * The report as plain text: one line per check (class, id, title, rules), then for
+ * results other than a pass the reason, the checklist entry, notes, and the exchange
+ * (`->` client to agent, `<-` agent to client); the run's notes; the verdict.
  */
 export function formatReport(report: ConformanceReport): string {
   const lines = [
@@ -85,18 +109,26 @@ export function formatReport(report: ConformanceReport): string {
     "",
   ];
   const width = Math.max(...report.checks.map((check) => check.id.length));
+  const labelWidth = Math.max(...Object.values(CLASS_LABELS).map((label) => label.length));
   for (const check of report.checks) {
     const severity = check.severity === "should" ? " (SHOULD)" : "";
+    const label = CLASS_LABELS[check.class];
     lines.push(
-      `${LABELS[check.status]}  ${check.id.padEnd(width)}  ${check.title}${severity} ${rulesOf(check)}`,
+      `${label.padEnd(labelWidth)}  ${check.id.padEnd(width)}  ${check.title}${severity} ${rulesOf(check)}`,
     );
     const indent = " ".repeat(6);
     if (check.reason !== undefined) lines.push(`${indent}${check.reason}`);
+    if (check.status === "fail" || check.status === "inconclusive") {
+      lines.push(`${indent}see ${check.checklist}`);
+    }
     for (const note of check.notes) lines.push(`${indent}note: ${note}`);
     if (check.exchange.length > 0) {
       lines.push(`${indent}exchange:`);
       lines.push(...exchangeLines(check.exchange, `${indent}  `));
     }
+  }
+  if (report.notes !== undefined && report.notes.length > 0) {
+    lines.push("", ...report.notes.map((note) => `note: ${note}`));
   }
   lines.push("", summaryLine(report));
   return lines.join("\n") + "\n";
@@ -111,7 +143,13 @@ function escapeCell(text: string): string {
  * or skipped check with its reason, notes and exchange (in a code block).
  */
 export function formatReportMarkdown(report: ConformanceReport): string {
-  const icons: Record<CheckStatus, string> = { pass: "✅ pass", fail: "❌ fail", skip: "⏭️ skip" };
+  const icons: Record<CheckClass, string> = {
+    pass: "✅ pass",
+    must: "❌ fail (MUST)",
+    should: "⚠️ warn (SHOULD)",
+    inconclusive: "❔ inconclusive",
+    skip: "⏭️ skip",
+  };
   const lines = [
     `## acp-kit conformance report`,
     "",
@@ -127,14 +165,14 @@ export function formatReportMarkdown(report: ConformanceReport): string {
   for (const check of report.checks) {
     const what = check.severity === "should" ? `${check.title} (SHOULD)` : check.title;
     lines.push(
-      `| ${icons[check.status]} | \`${check.id}\` | ${escapeCell(what)} | ${escapeCell(rulesOf(check))} |`,
+      `| ${icons[check.class]} | \`${check.id}\` | ${escapeCell(what)} | ${escapeCell(rulesOf(check))} |`,
     );
   }
   const detailed = report.checks.filter(
     (check) => check.status !== "pass" || check.notes.length > 0,
   );
   for (const check of detailed) {
-    lines.push("", `### ${icons[check.status]}: \`${check.id}\``, "");
+    lines.push("", `### ${icons[check.class]}: \`${check.id}\``, "");
     if (check.reason !== undefined) lines.push(check.reason, "");
     for (const note of check.notes) lines.push(`- ${note}`);
     if (check.exchange.length > 0) {

@@ -14,10 +14,29 @@ import type {
 export const REPORT_FORMAT = "acp-kit-conformance";
 
 /** The version of the report's shape; bumped when a field changes meaning or goes away. */
-export const REPORT_FORMAT_VERSION = 1;
+export const REPORT_FORMAT_VERSION = 2;
 
-/** What happened to one check: it passed, it failed, or it could not be run (with a reason). */
-export type CheckStatus = "pass" | "fail" | "skip";
+/**
+ * What happened to one check: it passed, it failed, it could not be decided because of
+ * the environment (`inconclusive`: no login, a network error, an offline model's timeout),
+ * or it was not run (`skip`: not advertised, or it needed a step that did not happen).
+ */
+export type CheckStatus = "pass" | "fail" | "inconclusive" | "skip";
+
+/**
+ * The class of a result, what the verdict makes of it: `must` (a failed MUST: the agent is
+ * not conformant), `should` (a failed SHOULD or unnumbered rule: a warning), `inconclusive`
+ * (the environment prevented a decision), or `pass` / `skip`.
+ */
+export type CheckClass = "pass" | "must" | "should" | "inconclusive" | "skip";
+
+/** Where the conformance checklist is, relative to the repository and to the installed package. */
+export const CHECKLIST_PATHS = {
+  /** In the acp-kit repository. */
+  repository: "docs/checklist.md",
+  /** In the installed `acp-kit` package. */
+  package: "node_modules/acp-kit/checklist.md",
+} as const;
 
 /**
  * How strong the rule a check tests is: `must` (a MUST of the protocol) or `should`
@@ -61,7 +80,7 @@ export interface CheckResult {
   readonly id: string;
   /** One line saying what is checked. */
   readonly title: string;
-  /** The numbers of the rules tested, from the conformance checklist (§7 of the protocol digest). */
+  /** The numbers of the rules tested, from the conformance checklist (`docs/checklist.md`, `R<n>`). */
   readonly rules: readonly number[];
   /** Sections of the protocol digest the check relies on besides the numbered rules (e.g. `§5`). */
   readonly sections: readonly string[];
@@ -69,11 +88,15 @@ export interface CheckResult {
   readonly severity: CheckSeverity;
   /** What happened. */
   readonly status: CheckStatus;
-  /** Why it failed or was skipped (absent when it passed). */
+  /** What the verdict makes of it (see {@link CheckClass}). */
+  readonly class: CheckClass;
+  /** The check's entry in the checklist, e.g. `docs/checklist.md#cancel`. */
+  readonly checklist: string;
+  /** Why it failed, was inconclusive or was skipped (absent when it passed). */
   readonly reason?: string;
   /** Remarks that do not change the status (SHOULD-level findings, inconclusive parts). */
   readonly notes: readonly string[];
-  /** On failure: the messages that show it, in order (first and last ones when long). */
+  /** On failure or when inconclusive: the messages that show it, in order (trimmed when long). */
   readonly exchange: readonly ExchangeEntry[];
 }
 
@@ -81,8 +104,14 @@ export interface CheckResult {
 export interface ReportSummary {
   /** Checks that passed. */
   readonly passed: number;
-  /** Checks that failed. */
+  /** Checks that failed (MUST and SHOULD). */
   readonly failed: number;
+  /** Failed MUST checks: each one makes the agent not conformant. */
+  readonly mustFailed: number;
+  /** Failed SHOULD checks: warnings. */
+  readonly warnings: number;
+  /** Checks the environment kept from a decision (login, network, an offline model). */
+  readonly inconclusive: number;
   /** Checks that were skipped. */
   readonly skipped: number;
   /** All checks. */
@@ -140,6 +169,8 @@ export interface ConformanceReport {
   readonly summary: ReportSummary;
   /** True when no `must` check failed. */
   readonly ok: boolean;
+  /** Remarks about the whole run, said once (a login, why live-turn checks were not run). */
+  readonly notes?: readonly string[];
   /** The last lines the agent wrote to stderr (agent reports), for context. */
   readonly stderrTail?: readonly string[];
 }
@@ -148,15 +179,26 @@ export interface ConformanceReport {
 export function summarize(checks: readonly CheckResult[]): ReportSummary {
   const count = (status: CheckStatus): number =>
     checks.filter((check) => check.status === status).length;
+  const ofClass = (kind: CheckClass): number =>
+    checks.filter((check) => check.class === kind).length;
   return {
     passed: count("pass"),
     failed: count("fail"),
+    mustFailed: ofClass("must"),
+    warnings: ofClass("should"),
+    inconclusive: count("inconclusive"),
     skipped: count("skip"),
     total: checks.length,
   };
 }
 
-/** True when no check of severity `must` failed. */
+/** The class of a result from its status and severity. */
+export function classOf(status: CheckStatus, severity: CheckSeverity): CheckClass {
+  if (status === "fail") return severity;
+  return status;
+}
+
+/** True when no check of class `must` failed (warnings and inconclusive results do not count). */
 export function reportOk(checks: readonly CheckResult[]): boolean {
-  return !checks.some((check) => check.status === "fail" && check.severity === "must");
+  return !checks.some((check) => check.class === "must");
 }

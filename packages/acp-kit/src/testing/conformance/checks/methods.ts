@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { failed, passed, skipped, type CheckOutcome } from "../catalog.js";
+import { failed, inconclusive, passed, type CheckOutcome } from "../catalog.js";
+import type { WireRecord } from "../log.js";
 import type { RunContext, CheckChannel } from "./support.js";
 import { describe, exchangeOf, isAuthRequired, sleep } from "./support.js";
 
@@ -23,8 +24,9 @@ async function expectError(
   const outcome = await channel.request(method, params);
   if (outcome.kind === "error" && outcome.error.code === code) return passed();
   if (isAuthRequired(outcome)) {
-    return skipped(
-      `${method} was answered -32000 (authentication required) before its params were checked`,
+    return inconclusive(
+      `${method} ${describe(outcome)} before its params were checked; log in (--auth METHOD) and run again`,
+      exchangeOf(context.log, outcome),
     );
   }
   return failed(
@@ -77,12 +79,21 @@ export async function checkNotificationsUnanswered(
     barrier.request.message?.type === "request" ? barrier.request.message.id : undefined;
   const stray = context.log.between(channel.name, from, undefined, (record) => {
     const message = record.message;
-    if (record.direction !== "in" || message === undefined) return false;
+    if (record.direction !== "in") return false;
+    if (isIdlessResponse(record)) return true;
+    if (message === undefined) return false;
     return (message.type === "result" || message.type === "error") && message.id !== barrierId;
   });
+  // Answers without an id are this check's finding, not a stdout-purity one.
+  for (const record of stray) if (record.message === undefined) context.attributed.add(record.seq);
   const shown = context.log.between(channel.name, from, undefined, (record) => {
     const type = record.message?.type;
-    return record.direction === "out" || type === "result" || type === "error";
+    return (
+      record.direction === "out" ||
+      type === "result" ||
+      type === "error" ||
+      isIdlessResponse(record)
+    );
   });
   if (stray.length > 0) {
     return failed(
@@ -97,4 +108,26 @@ export async function checkNotificationsUnanswered(
     );
   }
   return passed();
+}
+
+/**
+ * True for a line shaped like a JSON-RPC response without an `id` member (some agents
+ * answer notifications so): JSON-RPC 2.0, a `result` or an `error`, no `method`, no `id`.
+ */
+function isIdlessResponse(record: WireRecord): boolean {
+  if (record.direction !== "in" || record.message !== undefined) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(record.line);
+  } catch {
+    return false;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const object = value as Record<string, unknown>;
+  return (
+    object.jsonrpc === "2.0" &&
+    !("id" in object) &&
+    !("method" in object) &&
+    ("result" in object || "error" in object)
+  );
 }

@@ -5,16 +5,39 @@
  * @module
  */
 import type { AgentCapabilities } from "../../../schema/types.gen.js";
-import { failed, passed, skipped, type CheckOutcome } from "../catalog.js";
+import { failed, inconclusive, passed, skipped, type CheckOutcome } from "../catalog.js";
 import { isTurnUpdate, updateKindOf } from "../log.js";
 import type { WireOutcome } from "../wire.js";
 import type { CheckChannel, RunContext } from "./support.js";
-import { describe, exchangeOf, invalidBecause, isAuthRequired, sleep } from "./support.js";
+import {
+  describe,
+  environmentProblem,
+  exchangeOf,
+  invalidBecause,
+  isAuthRequired,
+  sleep,
+} from "./support.js";
 
-/** The skip reason of checks that need a session when the agent requires a login. */
-export const AUTH_REQUIRED_REASON =
-  "session/new was answered -32000 (authentication required): this check needs an agent " +
-  "that is logged in; log in and run the check again";
+/** An inconclusive outcome for a request the environment answered (a login, the network). */
+export function environmentOutcome(
+  context: RunContext,
+  outcome: WireOutcome,
+  live: boolean,
+): CheckOutcome | undefined {
+  const problem = environmentProblem(outcome, live);
+  return problem === undefined
+    ? undefined
+    : inconclusive(
+        problem,
+        exchangeOf(context.log, outcome, () => false),
+      );
+}
+
+/** The skip reason of checks that need a session when `session/new` wants a login (said in full once, on `session-new`). */
+export const LOGIN_NEEDED = "Needs a logged-in agent (see session-new)";
+
+/** The skip reason of checks that need a live turn when the first one could not run (see `prompt-turn`). */
+export const LIVE_TURN_NEEDED = "Needs a live turn (see prompt-turn)";
 
 /** What {@link checkSessionNew} produced besides its outcome. */
 export interface CreatedSessions {
@@ -44,8 +67,8 @@ export async function checkSessionNew(
   channel: CheckChannel,
 ): Promise<CreatedSessions> {
   const first = await newSession(context, channel);
-  if (isAuthRequired(first))
-    return { outcome: skipped(AUTH_REQUIRED_REASON), ids: [], authRequired: true };
+  const login = isAuthRequired(first) ? environmentOutcome(context, first, false) : undefined;
+  if (login !== undefined) return { outcome: login, ids: [], authRequired: true };
   const second = await newSession(context, channel);
   const ids: string[] = [];
   for (const outcome of [first, second]) {
@@ -105,7 +128,8 @@ export async function checkSessionList(
   if (capabilities.sessionCapabilities?.list == null)
     return skipped("Not advertised (sessionCapabilities.list)");
   const all = await channel.request("session/list", {});
-  if (isAuthRequired(all)) return skipped(AUTH_REQUIRED_REASON);
+  const login = environmentOutcome(context, all, false);
+  if (login !== undefined) return login;
   if (all.kind !== "result")
     return failed(`session/list ${describe(all)}`, exchangeOf(context.log, all));
   const invalid = invalidBecause("ListSessionsResponse", all.result);

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { describePeerError } from "../../../jsonrpc/error-text.js";
+import { errorDataText } from "../../../jsonrpc/error-text.js";
 import { validate } from "../../../schema/validate.js";
 import type { ValidatedType } from "../../../schema/validators.gen.js";
 import { CheckerClient, type CheckerPermission } from "../client.js";
@@ -53,6 +53,16 @@ export interface RunContext {
   readonly notesPath: string;
   /** How permission requests are answered. */
   readonly permission: CheckerPermission;
+  /**
+   * The authentication method to log in with after each `initialize`, if any; its
+   * environment variables come from the checker's own environment.
+   */
+  readonly auth?: string;
+  /**
+   * Sequence numbers of invalid lines a specific check has claimed as its finding
+   * (answers to notifications without an id): `stdout-purity` does not count them again.
+   */
+  readonly attributed: Set<number>;
 }
 
 /** One agent process of a run, with the checker's client on it. */
@@ -99,7 +109,7 @@ export function describe(outcome: WireOutcome): string {
       return `answered with a result: ${text?.slice(0, 200) ?? "undefined"}`;
     }
     case "error":
-      return `answered with an error: ${describePeerError(outcome.error)}`;
+      return `answered with error ${outcome.error.code}: ${agentMessage(outcome.error)}`;
     case "timeout":
       return `did not answer within ${outcome.timeoutMs} ms`;
     case "closed":
@@ -107,9 +117,49 @@ export function describe(outcome: WireOutcome): string {
   }
 }
 
+/**
+ * The agent's own words in an error: its message, and what `data` says (`details`,
+ * `message`, a string, or a short JSON), quoted.
+ */
+export function agentMessage(error: { readonly message: string; readonly data?: unknown }): string {
+  const detail = errorDataText(error.data);
+  const message = JSON.stringify(error.message);
+  return detail === undefined || detail === error.message
+    ? message
+    : `${message} (data: ${JSON.stringify(detail)})`;
+}
+
 /** True when the request was answered `-32000` (authentication required). */
 export function isAuthRequired(outcome: WireOutcome): boolean {
   return outcome.kind === "error" && outcome.error.code === -32000;
+}
+
+/** Words in an agent's error that point at the network or a missing credential. */
+const ENVIRONMENT_WORDS =
+  /\b(network|ENOTFOUND|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|getaddrinfo|fetch failed|socket hang up|stream disconnected|error sending request|connection (?:refused|reset|error|closed)|offline|timed? ?out|api[ _-]?key|not logged in|unauthori[sz]ed|authenticat\w*|credentials?|401|403)\b/i;
+
+/**
+ * Why an answer says more about the environment than about the agent's conformance
+ * (a missing login, a network error, an offline model's timeout), or `undefined`.
+ * `live` marks a request that needs the model (a prompt turn): only then is a timeout
+ * or an error mentioning the network put down to the environment.
+ */
+export function environmentProblem(outcome: WireOutcome, live: boolean): string | undefined {
+  const method = outcome.request.message?.type === "request" ? outcome.request.message.method : "";
+  if (isAuthRequired(outcome) && outcome.kind === "error") {
+    return `${method} answered -32000 (authentication required): ${agentMessage(outcome.error)}. Log in (acp-kit check --auth METHOD) and run again`;
+  }
+  if (!live) return undefined;
+  if (outcome.kind === "timeout") {
+    return `${method} did not end within ${outcome.timeoutMs} ms: a model that is offline or slow? Check the agent's network and login, or raise the time limit`;
+  }
+  if (outcome.kind === "error") {
+    const text = `${outcome.error.message} ${(JSON.stringify(outcome.error.data) as string | undefined) ?? ""}`;
+    if (ENVIRONMENT_WORDS.test(text)) {
+      return `${method} answered error ${outcome.error.code}: ${agentMessage(outcome.error)}; this looks like the agent's network or login, not its protocol`;
+    }
+  }
+  return undefined;
 }
 
 /** Why `value` is not a valid `type`, or `undefined` when it is. */

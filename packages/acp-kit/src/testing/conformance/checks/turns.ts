@@ -6,7 +6,7 @@
  */
 import { pathToFileURL } from "node:url";
 import type { AgentCapabilities, ContentBlock } from "../../../schema/types.gen.js";
-import { failed, passed, skipped, type CheckOutcome } from "../catalog.js";
+import { failed, inconclusive, passed, skipped, type CheckOutcome } from "../catalog.js";
 import { isTurnUpdate } from "../log.js";
 import type { WireOutcome } from "../wire.js";
 import type { CheckChannel, RunContext } from "./support.js";
@@ -16,11 +16,12 @@ import {
   activityOf,
   describe,
   exchangeOf,
+  environmentProblem,
   invalidBecause,
   isAuthRequired,
   sleep,
 } from "./support.js";
-import { AUTH_REQUIRED_REASON, newSession } from "./sessions.js";
+import { environmentOutcome, newSession } from "./sessions.js";
 
 /** A prompt: the text and a resource link to the run's notes file. */
 export function promptBlocks(context: RunContext, text: string): ContentBlock[] {
@@ -47,26 +48,41 @@ export async function checkPromptTurn(
   context: RunContext,
   channel: CheckChannel,
   sessionId: string,
-): Promise<{ outcome: CheckOutcome; completed: boolean }> {
+): Promise<{ outcome: CheckOutcome; completed: boolean; live: boolean; login?: boolean }> {
   const prompt = promptBlocks(context, SHORT_PROMPT);
   const outcome = await channel.request(
     "session/prompt",
     { sessionId, prompt },
     context.timeouts.promptMs,
   );
-  if (isAuthRequired(outcome)) return { outcome: skipped(AUTH_REQUIRED_REASON), completed: false };
+  const environment = environmentOutcome(context, outcome, true);
+  if (environment !== undefined) {
+    return { outcome: environment, completed: false, live: false, login: isAuthRequired(outcome) };
+  }
   const quiet = (): boolean => false;
   if (outcome.kind !== "result") {
     const reason = `session/prompt with a text block and a resource_link ${describe(outcome)}`;
-    return { outcome: failed(reason, exchangeOf(context.log, outcome, quiet)), completed: false };
+    return {
+      outcome: failed(reason, exchangeOf(context.log, outcome, quiet)),
+      completed: false,
+      live: true,
+    };
   }
   const invalid = invalidBecause("PromptResponse", outcome.result);
   if (invalid !== undefined) {
     const reason = `The session/prompt result is ${invalid}`;
-    return { outcome: failed(reason, exchangeOf(context.log, outcome, quiet)), completed: true };
+    return {
+      outcome: failed(reason, exchangeOf(context.log, outcome, quiet)),
+      completed: true,
+      live: true,
+    };
   }
   const stopReason = String(stopReasonOf(outcome));
-  return { outcome: passed([`The turn ended with stopReason "${stopReason}".`]), completed: true };
+  return {
+    outcome: passed([`The turn ended with stopReason "${stopReason}".`]),
+    completed: true,
+    live: true,
+  };
 }
 
 /** How a turn interrupted by the checker ended. */
@@ -141,8 +157,9 @@ async function judgeCancelled(
     );
   }
   if ("response" in answer && answer.response.seq < turn.interruptSeq) {
-    return skipped(
-      `Inconclusive: the turn was answered (${describe(answer)}) before ${what} was sent`,
+    return inconclusive(
+      `The turn was answered (${describe(answer)}) before ${what} was sent`,
+      exchangeOf(context.log, answer, () => false),
     );
   }
   const exchange = (): ReturnType<typeof exchangeOf> =>
@@ -178,11 +195,14 @@ async function judgeCancelled(
   return passed();
 }
 
-function earlySkip(early: WireOutcome, what: string): CheckOutcome {
-  if (isAuthRequired(early)) return skipped(AUTH_REQUIRED_REASON);
-  return skipped(
-    `Inconclusive: the turn ended (${describe(early)}) before ${what} could be sent, without ` +
-      "any sign of activity first",
+function earlySkip(context: RunContext, early: WireOutcome, what: string): CheckOutcome {
+  const exchange = exchangeOf(context.log, early, () => false);
+  const problem = environmentProblem(early, true);
+  if (problem !== undefined) return inconclusive(problem, exchange);
+  return inconclusive(
+    `The turn ended (${describe(early)}) before ${what} could be sent, without any sign of ` +
+      "activity first",
+    exchange,
   );
 }
 
@@ -198,7 +218,7 @@ export async function checkCancel(
     sessionId,
     () => channel.notify("session/cancel", { sessionId }).seq,
   );
-  if (turn.early !== undefined) return earlySkip(turn.early, "session/cancel");
+  if (turn.early !== undefined) return earlySkip(context, turn.early, "session/cancel");
   return judgeCancelled(context, channel, sessionId, turn, "session/cancel");
 }
 
@@ -212,7 +232,8 @@ export async function checkSessionClose(
     return skipped("Not advertised (sessionCapabilities.close)");
   }
   const created = await newSession(context, channel);
-  if (isAuthRequired(created)) return skipped(AUTH_REQUIRED_REASON);
+  const login = environmentOutcome(context, created, false);
+  if (login !== undefined) return login;
   const sessionId =
     created.kind === "result" ? (created.result as { sessionId?: unknown }).sessionId : undefined;
   if (typeof sessionId !== "string") return skipped(`session/new ${describe(created)}`);
@@ -230,13 +251,14 @@ export async function checkSessionClose(
     return failed(`The session/close result is ${invalid}`, exchangeOf(context.log, closed));
   }
   if (turn.early !== undefined) {
-    if (isAuthRequired(turn.early)) return skipped(AUTH_REQUIRED_REASON);
+    const problem = environmentOutcome(context, turn.early, true);
+    if (problem !== undefined) return problem;
     return passed([
       "The turn ended before session/close could be sent: that close cancels a running turn is untested.",
     ]);
   }
   const judged = await judgeCancelled(context, channel, sessionId, turn, "session/close");
-  if (judged.status !== "skip") return judged;
+  if (judged.status !== "inconclusive") return judged;
   // session/close itself answered well; only its effect on the turn is undecided.
   return passed([`${judged.reason ?? ""}: that close cancels a running turn is untested.`]);
 }

@@ -23,12 +23,20 @@ function inbound(log: WireLog): WireRecord[] {
 }
 
 /** Every line the agent wrote on stdout is a UTF-8 JSON-RPC 2.0 message. */
-export function checkStdoutPurity(log: WireLog): CheckOutcome {
+export function checkStdoutPurity(
+  log: WireLog,
+  attributed: ReadonlySet<number> = new Set(),
+): CheckOutcome {
   const lines = inbound(log);
-  const bad = lines.filter((record) => record.problem !== undefined);
+  const claimed = lines.filter((record) => attributed.has(record.seq)).length;
+  const bad = lines.filter((record) => record.problem !== undefined && !attributed.has(record.seq));
   const blank = lines.filter((record) => record.blank === true).length;
-  const notes =
-    blank > 0 ? [`${blank} empty line(s) on stdout (tolerated, but not messages).`] : [];
+  const notes = [
+    ...(blank > 0 ? [`${blank} empty line(s) on stdout (tolerated, but not messages).`] : []),
+    ...(claimed > 0
+      ? [`${claimed} response(s) without an id are counted under notifications-unanswered.`]
+      : []),
+  ];
   if (bad.length === 0) {
     if (lines.length === 0) return failed("The agent wrote nothing on stdout");
     return passed(notes);
