@@ -11,7 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { AgentController } from "../../packages/cli/src/controller.js";
 import { UiModel } from "../../packages/cli/src/run/ui-model.js";
 import type { AgentTarget } from "../../packages/cli/src/target.js";
-import type { PermissionPromptInfo } from "../../packages/acp-kit/src/node/permission-broker.js";
+import type { PermissionPromptInfo } from "../../packages/acp-kit/src/node/permissions/broker.js";
 import type { RequestPermissionRequest } from "../../packages/acp-kit/src/schema/types.gen.js";
 import { isAlive } from "../node/fixtures/terminal-helpers.js";
 

@@ -26,7 +26,7 @@ import {
   toolCallCommand,
   type PermissionPolicy,
   type PermissionPrompt,
-} from "../../packages/acp-kit/src/node/permissions.js";
+} from "../../packages/acp-kit/src/node/permissions/index.js";
 
 const ALL_KINDS: PermissionOptionKind[] = [
   "allow_once",

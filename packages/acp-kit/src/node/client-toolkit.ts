@@ -14,7 +14,7 @@ import type * as schema from "../schema/types.gen.js";
 import { SessionClient } from "../session/session-client.js";
 import { SessionStore } from "../session/store.js";
 import { FileSystemHandler, type FileSystemHandlerOptions } from "./file-system.js";
-import { PermissionBroker, type PermissionBrokerOptions } from "./permission-broker.js";
+import { PermissionBroker, type PermissionBrokerOptions } from "./permissions/broker.js";
 import type { TerminalManagerOptions } from "./terminal-options.js";
 import { TerminalManager } from "./terminals.js";
 

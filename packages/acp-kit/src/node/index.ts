@@ -64,7 +64,7 @@ export type { TerminalStream } from "./terminal-output.js";
 export { resolveCommand, type ResolvedCommand } from "./terminal-command.js";
 
 // Permissions
-export * from "./permissions.js";
+export * from "./permissions/index.js";
 
 // The ACP agent registry: load it, install and resolve agents by id
 export * from "./registry/index.js";

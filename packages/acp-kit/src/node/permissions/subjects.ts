@@ -11,8 +11,8 @@
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ToolCallUpdate } from "../schema/types.gen.js";
-import { isAbsolutePath } from "../agent/ids.js";
+import type { ToolCallUpdate } from "../../schema/types.gen.js";
+import { isAbsolutePath } from "../../agent/ids.js";
 
 /** One path a tool call touches, in the two forms path rules match against. */
 export interface PermissionPath {

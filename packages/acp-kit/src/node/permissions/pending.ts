@@ -4,8 +4,11 @@
  *
  * @module
  */
-import type { RequestPermissionRequest, RequestPermissionResponse } from "../schema/types.gen.js";
-import { cancelledResponse } from "./permission-policy.js";
+import type {
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+} from "../../schema/types.gen.js";
+import { cancelledResponse } from "./policy.js";
 
 /** One request waiting for an answer. */
 export interface PendingPermission {

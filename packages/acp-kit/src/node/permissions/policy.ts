@@ -9,8 +9,8 @@ import type {
   PermissionOptionKind,
   RequestPermissionRequest,
   RequestPermissionResponse,
-} from "../schema/types.gen.js";
-import { permissionMemoryKey, toolCallKind } from "./permission-subjects.js";
+} from "../../schema/types.gen.js";
+import { permissionMemoryKey, toolCallKind } from "./subjects.js";
 
 /** Allow or reject: what a policy, a rule or a remembered answer wants. */
 export type PolicyDecision = "allow" | "reject";

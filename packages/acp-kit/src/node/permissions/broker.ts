@@ -5,13 +5,13 @@
  *
  * @module
  */
-import type { MaybePromise } from "../jsonrpc/messages.js";
-import type { RequestContext } from "../peer/agent.js";
+import type { MaybePromise } from "../../jsonrpc/messages.js";
+import type { RequestContext } from "../../peer/agent.js";
 import type {
   RequestPermissionOutcome,
   RequestPermissionRequest,
   RequestPermissionResponse,
-} from "../schema/types.gen.js";
+} from "../../schema/types.gen.js";
 import {
   cancelledResponse,
   decidePermission,
@@ -20,9 +20,9 @@ import {
   type PermissionPolicy,
   rememberedAnswers,
   safePermissionResponse,
-} from "./permission-policy.js";
-import { PendingPermissions, type PendingPermission } from "./permission-pending.js";
-import { permissionMemoryKey } from "./permission-subjects.js";
+} from "./policy.js";
+import { PendingPermissions, type PendingPermission } from "./pending.js";
+import { permissionMemoryKey } from "./subjects.js";
 
 /** What a {@link PermissionPrompt} receives besides the request. */
 export interface PermissionPromptInfo {

@@ -5,15 +5,10 @@
  * @module
  */
 import picomatch from "picomatch/posix.js";
-import type { ToolCallUpdate } from "../schema/types.gen.js";
-import type { PermissionRule, PermissionRuleEffect } from "./permission-rule-types.js";
-import { isAbsolutePath } from "../agent/ids.js";
-import {
-  type PermissionPath,
-  toolCallCommand,
-  toolCallKind,
-  toolCallPaths,
-} from "./permission-subjects.js";
+import type { ToolCallUpdate } from "../../schema/types.gen.js";
+import type { PermissionRule, PermissionRuleEffect } from "./rule-types.js";
+import { isAbsolutePath } from "../../agent/ids.js";
+import { type PermissionPath, toolCallCommand, toolCallKind, toolCallPaths } from "./subjects.js";
 
 /** What rules match in one tool call: its paths, or its command for `execute` calls. */
 export interface RuleSubjects {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { ToolKind } from "../schema/types.gen.js";
+import type { ToolKind } from "../../schema/types.gen.js";
 
 /** `allow` or `deny`: what a matching rule does. */
 export type PermissionRuleEffect = "allow" | "deny";

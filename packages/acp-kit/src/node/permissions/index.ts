@@ -35,7 +35,7 @@ export {
   type PermissionPolicy,
   type PermissionVerdict,
   type PolicyOptions,
-} from "./permission-policy.js";
+} from "./policy.js";
 export {
   parsePermissionRules,
   permissionRules,
@@ -44,18 +44,18 @@ export {
   type PermissionRule,
   type PermissionRuleEffect,
   type PermissionRulesOptions,
-} from "./permission-rules.js";
+} from "./rules.js";
 export {
   permissionMemoryKey,
   toolCallCommand,
   toolCallKind,
   toolCallPaths,
   type PermissionPath,
-} from "./permission-subjects.js";
+} from "./subjects.js";
 export {
   PermissionBroker,
   type CancelSessionOptions,
   type PermissionBrokerOptions,
   type PermissionPrompt,
   type PermissionPromptInfo,
-} from "./permission-broker.js";
+} from "./broker.js";

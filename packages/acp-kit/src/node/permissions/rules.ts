@@ -29,19 +29,14 @@
  * @module
  */
 import picomatch from "picomatch/posix.js";
-import { ALL_TOOL_KINDS } from "../schema/tool-kinds.js";
-import type { ToolKind } from "../schema/types.gen.js";
-import type { PermissionPolicy, PermissionVerdict } from "./permission-policy.js";
-import { normalizeCommand } from "./permission-subjects.js";
-import {
-  ruleMatcher,
-  type RuleMatcher,
-  type RuleSubjects,
-  subjectsOf,
-} from "./permission-match.js";
-import type { PermissionRule } from "./permission-rule-types.js";
+import { ALL_TOOL_KINDS } from "../../schema/tool-kinds.js";
+import type { ToolKind } from "../../schema/types.gen.js";
+import type { PermissionPolicy, PermissionVerdict } from "./policy.js";
+import { normalizeCommand } from "./subjects.js";
+import { ruleMatcher, type RuleMatcher, type RuleSubjects, subjectsOf } from "./match.js";
+import type { PermissionRule } from "./rule-types.js";
 
-export type { PermissionRule, PermissionRuleEffect } from "./permission-rule-types.js";
+export type { PermissionRule, PermissionRuleEffect } from "./rule-types.js";
 
 /** A rule that cannot be parsed; the message names the line, the rule and the problem. */
 export class PermissionRuleError extends Error {
