@@ -11,7 +11,8 @@ import { Lifecycle, type CloseCause } from "./lifecycle.js";
 import { silentLogger, type Logger } from "./logger.js";
 import type { Stream } from "./messages.js";
 import { PendingRequest, PendingRequests, type ResultPolicy, type ResultShape } from "./pending.js";
-import { transportFor, type Transport, type TransportSink } from "../transport/transport.js";
+import { transportFor } from "../transport/message-stream-transport.js";
+import type { Transport, TransportSink } from "../transport/transport.js";
 
 /** Options of a connection. */
 export interface ConnectionOptions {

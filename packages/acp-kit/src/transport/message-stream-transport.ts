@@ -5,7 +5,12 @@
  * @module
  */
 import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
-import type { Transport, TransportContext, TransportSink } from "./transport.js";
+import {
+  isTransport,
+  type Transport,
+  type TransportContext,
+  type TransportSink,
+} from "./transport.js";
 
 /** @internal */
 export class MessageStreamTransport implements Transport {
@@ -59,4 +64,9 @@ export class MessageStreamTransport implements Transport {
       if (!this.closing) sink.closed(error, "input");
     }
   }
+}
+
+/** The transport for what a connection was given: itself, or a generic one over a stream. */
+export function transportFor(carrier: Stream | Transport, context: TransportContext): Transport {
+  return isTransport(carrier) ? carrier : new MessageStreamTransport(carrier, context);
 }

@@ -11,7 +11,6 @@
 import type { Logger } from "../jsonrpc/logger.js";
 import type { Stream } from "../jsonrpc/messages.js";
 import type { EnvelopeInfo } from "./envelope-scanner.js";
-import { MessageStreamTransport } from "./message-stream-transport.js";
 
 export type { EnvelopeInfo } from "./envelope-scanner.js";
 
@@ -111,9 +110,4 @@ export function isTransport(value: unknown): value is Transport {
   return (
     typeof t.start === "function" && typeof t.send === "function" && typeof t.close === "function"
   );
-}
-
-/** The transport for what a connection was given: itself, or a generic one over a stream. */
-export function transportFor(carrier: Stream | Transport, context: TransportContext): Transport {
-  return isTransport(carrier) ? carrier : new MessageStreamTransport(carrier, context);
 }

@@ -31,7 +31,12 @@ import type {
   ConnectionCloseReason,
 } from "./options.js";
 import type { StreamEntry, StreamLease } from "./outbound-stream.js";
-import { WebSocketSession, type AcpSocket, type AcpSocketEvents } from "./websocket.js";
+import {
+  WebSocketSession,
+  type AcpSocket,
+  type AcpSocketEvents,
+  type ServerContext,
+} from "./websocket.js";
 
 /** Default of {@link AcpHttpHandlerOptions.maxBodyBytes}: 16 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -69,30 +74,6 @@ export interface AcpHttpHandler {
   readonly connectionCount: number;
   /** The largest accepted body or frame, in bytes (adapters enforce it while reading). */
   readonly maxBodyBytes: number;
-}
-
-/** @internal Everything a WebSocket session needs from the server. */
-export interface ServerContext {
-  readonly advertisement: TransportAdvertisement;
-  readonly resumable: boolean;
-  readonly retentionMs: number;
-  readonly keepAliveMs: number;
-  readonly maxBufferedBytes: number;
-  readonly maxOutputStallMs: number;
-  openConnection(
-    transport: "http" | "websocket",
-    principal: AcpPrincipal | undefined,
-    id?: string,
-  ): ServedConnection | "limit";
-  lookup(id: string, principal: AcpPrincipal | undefined): ServedConnection | undefined;
-  initialize(
-    connection: ServedConnection,
-    message: AnyMessage & { id: string | number },
-    signal?: AbortSignal,
-  ): Promise<AnyMessage>;
-  log(event: AcpServerEvent): void;
-  /** The socket session currently serving a WebSocket connection. */
-  readonly socketOwners: Map<string, WebSocketSession>;
 }
 
 function text(body: string, status: number, headers?: Record<string, string>): Response {

@@ -9,11 +9,35 @@ import {
   RESUME_METHOD,
   RESUMED_METHOD,
   WS_CLOSE_RESUME_FAILED,
+  type TransportAdvertisement,
 } from "../shared/wire.js";
 import type { ServedConnection } from "./connection.js";
-import type { ServerContext } from "./handler.js";
-import type { AcpPrincipal } from "./options.js";
+import type { AcpPrincipal, AcpServerEvent } from "./options.js";
 import type { StreamLease } from "./outbound-stream.js";
+
+/** @internal Everything a WebSocket session needs from the server. */
+export interface ServerContext {
+  readonly advertisement: TransportAdvertisement;
+  readonly resumable: boolean;
+  readonly retentionMs: number;
+  readonly keepAliveMs: number;
+  readonly maxBufferedBytes: number;
+  readonly maxOutputStallMs: number;
+  openConnection(
+    transport: "http" | "websocket",
+    principal: AcpPrincipal | undefined,
+    id?: string,
+  ): ServedConnection | "limit";
+  lookup(id: string, principal: AcpPrincipal | undefined): ServedConnection | undefined;
+  initialize(
+    connection: ServedConnection,
+    message: AnyMessage & { id: string | number },
+    signal?: AbortSignal,
+  ): Promise<AnyMessage>;
+  log(event: AcpServerEvent): void;
+  /** The socket session currently serving a WebSocket connection. */
+  readonly socketOwners: Map<string, WebSocketSession>;
+}
 
 /** The little a WebSocket must offer the server core (the `ws` package's `WebSocket` fits). */
 export interface AcpSocket {
