@@ -7,7 +7,7 @@
 import type { NotificationRoute, RequestRoute, Router } from "../jsonrpc/dispatch.js";
 import { RequestError } from "../jsonrpc/errors.js";
 import type { InboundRequestContext } from "../jsonrpc/inbound.js";
-import { isPlainObject, isThenable } from "../jsonrpc/messages.js";
+import { isThenable } from "../jsonrpc/messages.js";
 import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
 import { LEGACY_METHOD_SPECS, METHOD_SPECS } from "../schema/methods.gen.js";
 
@@ -140,7 +140,3 @@ export function outboundSpecs(
   return map;
 }
 
-/** True for a value a classic `extMethod` may return. */
-function isExtResult(value: unknown): value is Record<string, unknown> {
-  return isPlainObject(value);
-}

@@ -23,4 +23,4 @@ export const ALL_TOOL_KINDS = [
 type AssertNever<T extends never> = T;
 
 /** Fails to compile when the schema gains a kind the list lacks. @internal */
-type ToolKindsAreComplete = AssertNever<Exclude<ToolKind, (typeof ALL_TOOL_KINDS)[number]>>;
+type _ToolKindsAreComplete = AssertNever<Exclude<ToolKind, (typeof ALL_TOOL_KINDS)[number]>>;

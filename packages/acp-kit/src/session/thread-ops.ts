@@ -29,16 +29,6 @@ export function appendBlock(
   return [...blocks, block];
 }
 
-/** All of `blocks` appended in order, with the joining of {@link appendBlock}. */
-function appendBlocks(
-  blocks: readonly ContentBlock[],
-  more: readonly ContentBlock[],
-): readonly ContentBlock[] {
-  let result = blocks;
-  for (const block of more) result = appendBlock(result, block);
-  return result;
-}
-
 /**
  * The text of a message (or any content list): its text blocks joined, other blocks
  * skipped.

@@ -9,7 +9,6 @@
  * @module
  */
 import type { Logger } from "../jsonrpc/logger.js";
-import type { Stream } from "../jsonrpc/messages.js";
 import type { EnvelopeInfo } from "./envelope-scanner.js";
 
 export type { EnvelopeInfo } from "./envelope-scanner.js";

@@ -34,9 +34,6 @@ export type TraceDirection = "client→agent" | "agent→client";
 /** The `dir` of a line record: a protocol direction, or a line the agent wrote to stderr. */
 export type TraceLineDirection = TraceDirection | "agent-stderr";
 
-/** The two protocol directions, client→agent first. */
-const TRACE_DIRECTIONS: readonly TraceDirection[] = ["client→agent", "agent→client"];
-
 /** The first record of a trace. */
 export interface TraceHeaderRecord {
   readonly type: "header";

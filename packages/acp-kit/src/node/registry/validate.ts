@@ -6,8 +6,6 @@
  */
 import {
   REGISTRY_PLATFORMS,
-  type BinaryTarget,
-  type PackageDistribution,
   type Registry,
   type RegistryAgent,
   type RegistryDistribution,
