@@ -104,4 +104,17 @@ describe.skipIf(process.platform === "win32")("settling after the agent dies", (
       }, 20_000);
     }
   }
+
+  it("still delivers the answer the agent wrote just before it died", async () => {
+    const agent = await spawnAgent({
+      command: process.execPath,
+      args: [dyingAgent, "both", "answer"],
+    });
+    groups.push(agent.pid);
+    await agent.initialize();
+    const { sessionId } = await agent.connection.newSession({ cwd: repoRoot, mcpServers: [] });
+    expect(sessionId).toBe("last-words");
+    await agent.exited;
+    await agent.close();
+  }, 20_000);
 });
