@@ -135,6 +135,8 @@ export interface GroupLeader {
 
 /** How often {@link endProcessGroup} looks whether the group is gone. */
 const GROUP_POLL_MS = 25;
+/** How long {@link endProcessGroup} waits for SIGKILLed members to be gone. */
+const KILL_WAIT_MS = 1000;
 
 /**
  * Sends `signal` to the whole group, or to the leader alone when there is no group to
@@ -175,7 +177,15 @@ export async function endProcessGroup(
   while (groupRunning(leader) && Date.now() < deadline) {
     await sleep(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())));
   }
-  if (groupRunning(leader)) send("SIGKILL");
+  if (groupRunning(leader)) {
+    send("SIGKILL");
+    // SIGKILL is not instant: wait (bounded) until the kernel has ended every member, so
+    // that "resolved" means nothing of the group runs any more.
+    const killDeadline = Date.now() + KILL_WAIT_MS;
+    while (USES_PROCESS_GROUPS && groupAlive(leader.pid) && Date.now() < killDeadline) {
+      await sleep(5);
+    }
+  }
   await leader.exited;
   untrackGroup(leader.pid);
 }

@@ -250,7 +250,9 @@ function started(child: ChildProcess, settings: SpawnSettings): Promise<void> {
  * When the agent exits, every pending request rejects with
  * `ConnectionError("connection_closed")`, message
  * `Connection closed: the agent exited with code 1; its last stderr lines: ...` and an
- * {@link AgentExitError} as `cause`.
+ * {@link AgentExitError} as `cause`. They do so within a few tens of milliseconds of the
+ * exit, even when a helper the agent started (an MCP or language server) keeps its stdout
+ * or stderr open and ignores SIGTERM; the helper itself is SIGKILLed after the grace.
  *
  * ```ts
  * await using agent = await spawnAgent({

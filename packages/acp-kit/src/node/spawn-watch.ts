@@ -7,6 +7,13 @@
  * the exit, and the last stderr lines (often a stack trace) may arrive after it, so each
  * side waits for the other, for a bounded time.
  *
+ * A helper the agent started (an MCP or language server) inherits its stdio and may keep
+ * stdout or stderr open after the agent died, ignoring SIGTERM until the kill grace ends.
+ * So the watch does not wait for those pipes to end: what the agent wrote before it
+ * exited is already in the pipes when the exit is reported and is read within
+ * milliseconds, so once a pipe has been quiet for {@link QUIET_MS} since the exit (or the
+ * exit is {@link SETTLE_MAX_MS} old and the connection keeps up), the exit is reported.
+ *
  * @module
  */
 import type { ChildProcess } from "node:child_process";
@@ -24,6 +31,22 @@ const EXIT_WAIT_MS = 2000;
 const STDERR_WAIT_MS = 2000;
 /** How long an exit waits for a busy connection to read what came before it. */
 const BACKLOG_WAIT_MS = 30_000;
+/** How long a pipe still held open after the exit must be silent to count as drained. */
+const QUIET_MS = 25;
+/** Longest wait after the exit for a pipe that a leftover process keeps writing to. */
+const SETTLE_MAX_MS = 100;
+/** How often the settling after an exit looks at the pipes. */
+const SETTLE_POLL_MS = 5;
+
+/** Milliseconds on a monotonic clock. */
+function now(): number {
+  return performance.now();
+}
+
+/** Resolves after `ms` milliseconds. */
+function delay(ms: number): Promise<void> {
+  return new Promise<void>((resolve) => setTimeout(resolve, ms));
+}
 
 /** What the watch does to the connection. */
 export interface WatchedConnection {
@@ -44,6 +67,12 @@ export class AgentProcessWatch {
   private readonly ring: StderrRing | undefined;
   private readonly stderrDone: Promise<void>;
   private stdoutEnded = false;
+  private stderrEnded = false;
+  /** When the exit was reported, on the {@link now} clock. */
+  private exitAt = 0;
+  /** When stdout and stderr last delivered data, on the {@link now} clock. */
+  private stdoutDataAt = 0;
+  private stderrDataAt = 0;
   private connection: WatchedConnection | undefined;
   private closingWithExit: Promise<void> | undefined;
   private terminating: Promise<void> | undefined;
@@ -58,6 +87,7 @@ export class AgentProcessWatch {
     const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
       if (this.status !== undefined) return;
       this.status = { code, signal };
+      this.exitAt = now();
       resolveExit(this.status);
       this.afterExit();
     };
@@ -76,12 +106,16 @@ export class AgentProcessWatch {
         onError: (error) => logger?.error?.("The onStderr callback threw", { error }),
       });
       this.ring = ring;
-      stderr.on("data", (chunk: Buffer) => ring.push(chunk));
+      stderr.on("data", (chunk: Buffer) => {
+        this.stderrDataAt = now();
+        ring.push(chunk);
+      });
       this.stderrDone = new Promise<void>((resolve) => {
         let done = false;
         const finish = (): void => {
           if (done) return;
           done = true;
+          this.stderrEnded = true;
           ring.end();
           resolve();
         };
@@ -110,6 +144,9 @@ export class AgentProcessWatch {
     };
     stdout.once("end", markEnded);
     stdout.once("close", markEnded);
+    stdout.on("data", () => {
+      this.stdoutDataAt = now();
+    });
     return stdoutReadable(stdout, async () => {
       if (!(await settlesWithin(this.exited, EXIT_WAIT_MS))) return false;
       await this.closeWithExit();
@@ -153,7 +190,7 @@ export class AgentProcessWatch {
 
   private closeWithExit(): Promise<void> {
     this.closingWithExit ??= (async () => {
-      await settlesWithin(this.stderrDone, STDERR_WAIT_MS);
+      await this.stderrSettled();
       const exit = this.status;
       if (exit !== undefined) this.connection?.closeWithExit(exit);
     })();
@@ -168,19 +205,46 @@ export class AgentProcessWatch {
   }
 
   /**
+   * Resolves once stderr ended, or (a leftover process holds it open) has been quiet for
+   * {@link QUIET_MS} since the exit, or the exit is {@link SETTLE_MAX_MS} old; an
+   * unfinished last line then counts as a line. Before the exit, waits for it first
+   * (bounded by {@link STDERR_WAIT_MS}).
+   */
+  private async stderrSettled(): Promise<void> {
+    if (this.ring === undefined) return;
+    if (this.status === undefined) await settlesWithin(this.exited, STDERR_WAIT_MS);
+    const exitAt = this.status === undefined ? now() : this.exitAt;
+    for (;;) {
+      if (this.stderrEnded) return;
+      const t = now();
+      if (t - Math.max(exitAt, this.stderrDataAt) >= QUIET_MS || t - exitAt >= SETTLE_MAX_MS) {
+        break;
+      }
+      await settlesWithin(this.stderrDone, SETTLE_POLL_MS);
+    }
+    this.ring.flushPartial();
+  }
+
+  /**
    * Normally the end of stdout closes the connection. If stdout stays open after the exit
-   * (a leftover process holds it), the exit closes it after a while, unless the connection
-   * is still busy reading what the agent wrote before exiting.
+   * (a leftover process holds it), the exit closes it once stdout has been quiet for
+   * {@link QUIET_MS} (or the exit is {@link SETTLE_MAX_MS} old) and the connection has
+   * read everything; a connection still busy reading what the agent wrote before exiting
+   * gets up to {@link BACKLOG_WAIT_MS}.
    */
   private async closeAfterExit(connection: WatchedConnection): Promise<void> {
     const state = { closed: false };
     void connection.closed.then(() => (state.closed = true));
     // A consumer stuck for good (a handler that never settles) must not keep this
     // process alive forever: after a while the exit wins.
-    for (let waited = 0; waited < BACKLOG_WAIT_MS; waited += EXIT_WAIT_MS) {
-      await settlesWithin(connection.closed, EXIT_WAIT_MS);
+    for (;;) {
+      await delay(SETTLE_POLL_MS);
       if (state.closed || this.stdoutEnded) return;
-      if (this.child.stdout?.isPaused() !== true) break;
+      const t = now();
+      const caughtUp = this.child.stdout?.isPaused() !== true;
+      const quiet = t - Math.max(this.exitAt, this.stdoutDataAt) >= QUIET_MS;
+      if (caughtUp && (quiet || t - this.exitAt >= SETTLE_MAX_MS)) break;
+      if (t - this.exitAt >= BACKLOG_WAIT_MS) break;
     }
     await this.closeWithExit();
   }

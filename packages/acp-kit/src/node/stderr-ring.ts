@@ -58,6 +58,16 @@ export class StderrRing {
     if (rest !== "") this.complete(rest);
   }
 
+  /**
+   * Counts an unfinished last line as a line now (the stream may go on: a process that
+   * outlives the one whose stderr this was can hold it open).
+   */
+  flushPartial(): void {
+    const rest = this.partial;
+    this.partial = "";
+    if (rest !== "") this.complete(rest);
+  }
+
   /** The kept lines, oldest first; `count` limits them to the last few. */
   tail(count = this.capacity): string[] {
     const size = this.lines.length;
