@@ -6,12 +6,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
 const scriptedAgent = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
 const scenario = join(repoRoot, "test", "cli", "fixtures", "cli-scenario.json");
+const deafAgent = join(repoRoot, "test", "cli", "fixtures", "deaf-agent.mjs");
+const scriptedArgs = [process.execPath, scriptedAgent, "--no-delays", scenario];
 
 beforeAll(() => {
   if (!existsSync(cli) || !existsSync(scriptedAgent)) {
@@ -36,12 +38,12 @@ afterEach(() => {
   }
 });
 
-function runPlain(): Running {
-  const child = spawn(
-    process.execPath,
-    [cli, "run", "--plain", "--", process.execPath, scriptedAgent, "--no-delays", scenario],
-    { cwd: repoRoot, env: { ...process.env, NO_COLOR: "1" }, stdio: "pipe" },
-  );
+function runPlain(agent: readonly string[] = scriptedArgs): Running {
+  const child = spawn(process.execPath, [cli, "run", "--plain", "--", ...agent], {
+    cwd: repoRoot,
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: "pipe",
+  });
   started.push(child);
   let out = "";
   const waiters: { text: string; resolve: () => void }[] = [];
@@ -120,5 +122,23 @@ describe("acp-kit run --plain with stdin on a pipe", { timeout: 60_000 }, () => 
     expect(await exitWithin(run, 10_000)).toBe(0);
     expect(run.stdout()).not.toContain("stdin closed");
     expect(run.stdout().match(/\(end_turn\)/g)).toHaveLength(2);
+  });
+
+  it("exits after a grace when the agent ignores the cancel, and ends the agent", async () => {
+    const run = runPlain([process.execPath, deafAgent]);
+    await run.waitFor("connected to");
+    run.child.stdin.write("work\n");
+    await run.waitFor("working for ever");
+    const closedAt = performance.now();
+    run.child.stdin.end();
+    await run.waitFor("cancel seen, ignored");
+    // The grace is 5 s; the margin is for a shared machine.
+    expect(await exitWithin(run, 20_000)).toBe(13);
+    const took = performance.now() - closedAt;
+    expect(took).toBeGreaterThan(4_000);
+    expect(run.stdout()).toContain("(cancelled)");
+    const pid = Number(/working for ever \(pid (\d+)\)/.exec(run.stdout())?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(), { timeout: 5_000 });
   });
 });
