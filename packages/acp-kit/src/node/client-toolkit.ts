@@ -24,7 +24,7 @@ export interface ClientToolkitOptions {
   /**
    * Serve `fs/read_text_file` and `fs/write_text_file` inside each session's roots (its
    * `cwd` and `additionalDirectories`). Default on; `false` turns it off (and the
-   * capability is not advertised).
+   * capability is not advertised); a terminal's `cwd` is confined to the roots either way.
    */
   readonly files?: FileSystemHandlerOptions | false;
   /**
