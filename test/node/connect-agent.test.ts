@@ -271,9 +271,13 @@ describe("ClientToolkit", () => {
   });
 
   /** A toolkit on an in-memory pair with an agent whose prompt runs `terminal`. */
-  async function terminalPair(dir: string, terminal: { command: string; cwd?: string }) {
+  async function terminalPair(
+    dir: string,
+    terminal: { command: string; cwd?: string },
+    options: ConstructorParameters<typeof ClientToolkit>[0] = {},
+  ) {
     const pair = memoryStreamPair();
-    const toolkit = new ClientToolkit();
+    const toolkit = new ClientToolkit(options);
     const created: Promise<unknown>[] = [];
     const agentSide = new AgentSideConnection(
       (client) => ({
@@ -283,7 +287,12 @@ describe("ClientToolkit", () => {
         cancel: () => undefined,
         prompt: async ({ sessionId }) => {
           const attempt = client.createTerminal({ sessionId, args: ["100"], ...terminal });
-          created.push(attempt.catch((e: unknown) => e));
+          created.push(
+            attempt.then(
+              ({ id }) => ({ terminalId: id }),
+              (e: unknown) => e,
+            ),
+          );
           await attempt.catch(() => undefined);
           return { stopReason: "end_turn" as const };
         },
@@ -312,6 +321,45 @@ describe("ClientToolkit", () => {
     expect(toolkit.terminals!.list("s")).toEqual([]);
     await toolkit.dispose();
   });
+
+  for (const files of [undefined, false] as const) {
+    const label = files === false ? "with files: false" : "with the file handler";
+    it(`confines a terminal's cwd to the session's roots ${label}`, async () => {
+      const { dir } = setup("terminal-confine");
+      const outside = mkdtempSync(join(temp, "outside-"));
+      symlinkSync(outside, join(dir, "escape"));
+      for (const cwd of [
+        "/",
+        outside,
+        join(dir, ".."),
+        join(dir, "escape"),
+        join(dir, "escape/"),
+      ]) {
+        const { toolkit, created } = await terminalPair(dir, { command: "sleep", cwd }, { files });
+        expect(await created, cwd).toMatchObject({
+          code: -32602,
+          data: { reason: "outside_roots" },
+        });
+        expect(toolkit.terminals!.list("s")).toEqual([]);
+        await toolkit.dispose();
+      }
+    });
+
+    it(`accepts a terminal cwd written as a directory (sub/, /.) ${label}`, async () => {
+      const { dir } = setup("terminal-dir");
+      mkdirSync(join(dir, "sub"));
+      for (const [cwd, expected] of [
+        [join(dir, "sub") + "/", join(dir, "sub")],
+        [dir + "/.", dir],
+        [join(dir, "sub", "."), join(dir, "sub")],
+      ] as const) {
+        const { toolkit, created } = await terminalPair(dir, { command: "sleep", cwd }, { files });
+        expect((await created) as { terminalId?: unknown }, cwd).toHaveProperty("terminalId");
+        expect(toolkit.terminals!.list("s").map((t) => t.cwd)).toEqual([expected]);
+        await toolkit.dispose();
+      }
+    });
+  }
 
   it("judges a link by where it leads too: a deny for .env catches src/config -> ../.env", async () => {
     const { dir } = setup("links");

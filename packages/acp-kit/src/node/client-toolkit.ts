@@ -14,6 +14,7 @@ import type * as schema from "../schema/types.gen.js";
 import { SessionClient } from "../session/session-client.js";
 import { SessionStore } from "../session/store.js";
 import { FileSystemHandler, type FileSystemHandlerOptions } from "./file-system.js";
+import { confinePath, realRoots } from "./fs-confine.js";
 import { PermissionBroker, type PermissionBrokerOptions } from "./permissions/broker.js";
 import type { TerminalManagerOptions } from "./terminal-options.js";
 import { TerminalManager } from "./terminals.js";
@@ -23,7 +24,7 @@ export interface ClientToolkitOptions {
   /**
    * Serve `fs/read_text_file` and `fs/write_text_file` inside each session's roots (its
    * `cwd` and `additionalDirectories`). Default on; `false` turns it off (and the
-   * capability is not advertised).
+   * capability is not advertised); a terminal's `cwd` is confined to the roots either way.
    */
   readonly files?: FileSystemHandlerOptions | false;
   /**
@@ -85,6 +86,8 @@ export class ClientToolkit {
   /** Every session's state. */
   readonly sessions: SessionStore;
   private readonly places = new Map<string, SessionPlace>();
+  /** The real paths of each tracked session's roots, resolved when it was tracked. */
+  private readonly realPlaces = new Map<string, Promise<string[]>>();
   /** The session client of each connection (whose closing also kills the terminals). */
   private readonly clients = new WeakMap<ClientSideConnection, SessionClient>();
   private readonly handlers: Partial<Client>;
@@ -139,14 +142,8 @@ export class ClientToolkit {
     }
     if (terminals !== undefined) {
       served.createTerminal = async (params) => {
-        // A terminal runs where files may be touched: inside the session's roots.
-        if (files !== undefined) {
-          const cwd = params.cwd ?? this.places.get(params.sessionId)?.cwd;
-          if (cwd == null) {
-            throw RequestError.invalidParams({ reason: "unknown_session" }, "unknown session");
-          }
-          params = { ...params, cwd: await files.resolvePath(params.sessionId, cwd) };
-        }
+        // A terminal runs inside the session's roots, whether or not files are served.
+        params = { ...params, cwd: await this.confineCwd(params) };
         return terminals.createTerminal(params);
       };
       served.terminalOutput = (params) => terminals.terminalOutput(params);
@@ -157,6 +154,28 @@ export class ClientToolkit {
     }
     const { sessionUpdate: _own, ...rest } = handlers;
     return { ...served, ...rest } as Client;
+  }
+
+  /**
+   * The real directory a terminal of the session may run in: the request's `cwd` (or the
+   * session's), confined to the session's roots and read as a directory (`/p/sub/` and
+   * `/p/.` are fine). Through the file handler when there is one (it may know roots of
+   * its own), otherwise against the roots tracked here.
+   */
+  private async confineCwd(params: schema.CreateTerminalRequest): Promise<string> {
+    const { sessionId } = params;
+    const place = this.places.get(sessionId);
+    const cwd = params.cwd ?? place?.cwd;
+    if (this.files !== undefined && cwd != null) return this.files.resolvePath(sessionId, cwd);
+    if (place === undefined || cwd == null) {
+      throw RequestError.invalidParams(
+        { reason: "unknown_session", sessionId },
+        `Cannot run a terminal: unknown session ${sessionId}, so it has no roots to run in.`,
+      );
+    }
+    const roots = [place.cwd, ...(place.additionalDirectories ?? [])];
+    const reals = await (this.realPlaces.get(sessionId) ?? realRoots(roots));
+    return (await confinePath(cwd, roots, reals, undefined, true)).real;
   }
 
   /**
@@ -199,6 +218,12 @@ export class ClientToolkit {
    */
   trackSession(sessionId: string, place: SessionPlace): void {
     this.places.set(sessionId, place);
+    if (this.files === undefined) {
+      // Resolved once, now, as the file handler does: a root swapped for a link later is
+      // not followed.
+      const roots = [place.cwd, ...(place.additionalDirectories ?? [])];
+      this.realPlaces.set(sessionId, realRoots(roots));
+    }
     this.files?.addSession(sessionId, {
       cwd: place.cwd,
       additionalDirectories: place.additionalDirectories ?? [],
@@ -209,6 +234,7 @@ export class ClientToolkit {
   /** Forgets a session: its roots, its terminals (killed) and its remembered answers. */
   forgetSession(sessionId: string): void {
     this.places.delete(sessionId);
+    this.realPlaces.delete(sessionId);
     this.files?.removeSession(sessionId);
     this.terminals?.releaseSession(sessionId);
     this.permissions.forgetSession(sessionId);

@@ -6,6 +6,7 @@
 import { openSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ReadStream } from "node:tty";
+import type * as schema from "acp-kit";
 import type { PermissionPolicy } from "acp-kit/node";
 import { AgentController } from "../controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
@@ -131,6 +132,9 @@ async function runLive(options: RunOptions): Promise<number> {
   return exitCode;
 }
 
+/** How long a turn cancelled because stdin closed may take to end before `run` exits anyway. */
+const CANCEL_GRACE_MS = 5000;
+
 async function runPlain(options: RunOptions): Promise<number> {
   const out = process.stdout;
   const transcript = new PlainTranscript(out);
@@ -167,12 +171,44 @@ async function runPlain(options: RunOptions): Promise<number> {
     const prompts =
       options.scriptedPrompts ??
       (options.initialPrompt === undefined ? undefined : [options.initialPrompt]);
-    for await (const text of prompts ??
-      createInterface({ input: process.stdin, terminal: false })) {
+    // stdin is the conversation: when it closes while a turn runs, whoever was typing has
+    // gone, so the turn is cancelled and the program exits after it.
+    const input = prompts ?? createInterface({ input: process.stdin, terminal: false });
+    let turnRunning = false;
+    // Set by the close handler (an object: the loop must read it afresh after each await).
+    const stdinState = { closedDuringTurn: false };
+    let onClosedDuringTurn = (): void => undefined;
+    if (prompts === undefined) {
+      (input as ReturnType<typeof createInterface>).once("close", () => {
+        if (!turnRunning || signals.received !== undefined) return;
+        stdinState.closedDuringTurn = true;
+        transcript.line("stdin closed: cancelling the turn");
+        void controller.cancel().catch(() => undefined);
+        onClosedDuringTurn();
+      });
+    }
+    for await (const text of input) {
       if (text.trim() === "") continue;
-      const { stopReason } = await controller.prompt([{ type: "text", text }]);
-      transcript.line(`(${stopReason})`);
-      lastCode = exitCodeForStopReason(stopReason);
+      let timer: NodeJS.Timeout | undefined;
+      // Settles only when the agent does not end a turn cancelled this way in time: the
+      // agent is then ended with the connection.
+      const giveUp = new Promise<schema.PromptResponse>((resolve) => {
+        onClosedDuringTurn = () => {
+          timer = setTimeout(() => resolve({ stopReason: "cancelled" }), CANCEL_GRACE_MS);
+        };
+      });
+      turnRunning = true;
+      let response: schema.PromptResponse;
+      try {
+        response = await Promise.race([controller.prompt([{ type: "text", text }]), giveUp]);
+      } finally {
+        turnRunning = false;
+        onClosedDuringTurn = () => undefined;
+        clearTimeout(timer);
+      }
+      transcript.line(`(${response.stopReason})`);
+      lastCode = exitCodeForStopReason(response.stopReason);
+      if (stdinState.closedDuringTurn) break;
     }
     return lastCode;
   } catch (error) {
