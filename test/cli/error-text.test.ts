@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { describePeerError, errorDataText } from "../../packages/acp-kit/src/jsonrpc/error-text.js";
 import { ConnectionError, RequestError } from "../../packages/acp-kit/src/jsonrpc/errors.js";
 import { describeFailure, ExitCodes } from "../../packages/cli/src/exit-codes.js";
-import { AgentStartupError } from "../../packages/acp-kit/src/node/spawn-errors.js";
+import { AgentStartupError } from "../../packages/acp-kit/src/node/spawn/errors.js";
 
 describe("describePeerError", () => {
   it("adds what data says under a generic message: a string, details, message", () => {

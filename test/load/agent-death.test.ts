@@ -10,8 +10,8 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConnectionError } from "../../packages/acp-kit/src/index.js";
-import { AgentExitError } from "../../packages/acp-kit/src/node/spawn-errors.js";
-import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/spawn-agent.js";
+import { AgentExitError } from "../../packages/acp-kit/src/node/spawn/errors.js";
+import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/spawn/agent.js";
 
 const dyingAgent = fileURLToPath(new URL("./fixtures/dying-agent.mjs", import.meta.url));
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION, type LogFields } from "../../packages/acp-kit/src/index.js";
-import { spawnAgent } from "../../packages/acp-kit/src/node/spawn-agent.js";
+import { spawnAgent } from "../../packages/acp-kit/src/node/spawn/agent.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = fileURLToPath(new URL("./fixtures/spawn-console-agent.ts", import.meta.url));

@@ -12,7 +12,7 @@ import {
 import {
   FileSystemHandler,
   type FileSystemHandlerOptions,
-} from "../../packages/acp-kit/src/node/file-system.js";
+} from "../../packages/acp-kit/src/node/fs/handler.js";
 import { ESCAPE_CORPUS } from "./fixtures/fs-escape-corpus.js";
 import { makeTree, type FsTree } from "./fixtures/fs-tree.js";
 

@@ -19,10 +19,10 @@ import {
   AgentExitError,
   AgentStartupError,
   type AgentExit,
-} from "../../packages/acp-kit/src/node/spawn-errors.js";
-import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/spawn-agent.js";
-import type { SpawnAgentOptions } from "../../packages/acp-kit/src/node/spawn-options.js";
-import { StderrRing } from "../../packages/acp-kit/src/node/stderr-ring.js";
+} from "../../packages/acp-kit/src/node/spawn/errors.js";
+import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/spawn/agent.js";
+import type { SpawnAgentOptions } from "../../packages/acp-kit/src/node/spawn/options.js";
+import { StderrRing } from "../../packages/acp-kit/src/node/spawn/stderr-ring.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const rawAgent = fileURLToPath(new URL("./fixtures/spawn-raw-agent.js", import.meta.url));

@@ -13,11 +13,11 @@ import {
   type Client,
   type CreateTerminalRequest,
 } from "../../packages/acp-kit/src/index.js";
-import { TerminalManager } from "../../packages/acp-kit/src/node/terminals.js";
+import { TerminalManager } from "../../packages/acp-kit/src/node/terminals/manager.js";
 import type {
   TerminalManagerOptions,
   TerminalOutputEvent,
-} from "../../packages/acp-kit/src/node/terminal-options.js";
+} from "../../packages/acp-kit/src/node/terminals/options.js";
 import {
   expectRequestError,
   fixture,

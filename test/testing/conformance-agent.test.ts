@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentStartupError } from "../../packages/acp-kit/src/node/spawn-errors.js";
+import { AgentStartupError } from "../../packages/acp-kit/src/node/spawn/errors.js";
 import {
   runAgentChecks,
   type AgentCheckOptions,

@@ -13,11 +13,11 @@ import type { ClientSideConnection } from "../peer/client-side-connection.js";
 import type * as schema from "../schema/types.gen.js";
 import { SessionClient } from "../session/session-client.js";
 import { SessionStore } from "../session/store.js";
-import { FileSystemHandler, type FileSystemHandlerOptions } from "./file-system.js";
-import { confinePath, realRoots } from "./fs-confine.js";
+import { FileSystemHandler, type FileSystemHandlerOptions } from "./fs/handler.js";
+import { confinePath, realRoots } from "./fs/confine.js";
 import { PermissionBroker, type PermissionBrokerOptions } from "./permissions/broker.js";
-import type { TerminalManagerOptions } from "./terminal-options.js";
-import { TerminalManager } from "./terminals.js";
+import type { TerminalManagerOptions } from "./terminals/options.js";
+import { TerminalManager } from "./terminals/manager.js";
 
 /** Options of {@link ClientToolkit}. */
 export interface ClientToolkitOptions {

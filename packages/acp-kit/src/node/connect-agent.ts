@@ -14,9 +14,9 @@ import {
 } from "../session/session-client.js";
 import { VERSION } from "../version.js";
 import { ClientToolkit, type ClientToolkitOptions } from "./client-toolkit.js";
-import { spawnAgent, type SpawnedAgent } from "./spawn-agent.js";
-import type { AgentExit } from "./spawn-errors.js";
-import type { SpawnAgentOptions } from "./spawn-options.js";
+import { spawnAgent, type SpawnedAgent } from "./spawn/agent.js";
+import type { AgentExit } from "./spawn/errors.js";
+import type { SpawnAgentOptions } from "./spawn/options.js";
 
 /** Options of {@link connectAgent}: how to start the agent, and what the client serves. */
 export interface ConnectAgentOptions

@@ -17,51 +17,16 @@ export {
 export { ClientToolkit, type ClientToolkitOptions, type SessionPlace } from "./client-toolkit.js";
 
 // Running agents as child processes
-export { spawnAgent, type SpawnedAgent, type AgentInitializeOptions } from "./spawn-agent.js";
-export {
-  DEFAULT_INITIALIZE_TIMEOUT_MS,
-  DEFAULT_KILL_GRACE_MS,
-  DEFAULT_SPAWN_TIMEOUT_MS,
-  DEFAULT_STDERR_LINES,
-  type SpawnAgentOptions,
-  type AgentStderrMode,
-} from "./spawn-options.js";
-export {
-  AgentExitError,
-  AgentStartupError,
-  type AgentExit,
-  type AgentStartupPhase,
-  type AgentStartupErrorCode,
-  type AgentStartupErrorOptions,
-} from "./spawn-errors.js";
+export * from "./spawn/index.js";
 
 // Being an agent over stdio
 export { agentStdioStream, type AgentStdioOptions } from "./agent-stdio.js";
 
 // Serving files
-export {
-  FileSystemHandler,
-  DEFAULT_MAX_CONCURRENT_READS,
-  DEFAULT_MAX_READ_BYTES,
-  type FileSystemHandlerOptions,
-  type SessionRoots,
-} from "./file-system.js";
-export { FileSystemErrorReasons, type FileSystemErrorReason } from "./fs-errors.js";
+export * from "./fs/index.js";
 
 // Serving terminals
-export { TerminalManager } from "./terminals.js";
-export {
-  DEFAULT_TERMINAL_OUTPUT_BYTE_LIMIT,
-  MAX_TERMINAL_OUTPUT_BYTE_LIMIT,
-  DEFAULT_MAX_TERMINALS,
-  DEFAULT_EXIT_DRAIN_MS,
-  type TerminalManagerOptions,
-  type TerminalInfo,
-  type TerminalOutputEvent,
-  type TerminalExitEvent,
-} from "./terminal-options.js";
-export type { TerminalStream } from "./terminal-output.js";
-export { resolveCommand, type ResolvedCommand } from "./terminal-command.js";
+export * from "./terminals/index.js";
 
 // Permissions
 export * from "./permissions/index.js";

@@ -13,8 +13,8 @@ import {
   trackGroup,
   untrackGroup,
 } from "../../node/process-group.js";
-import { AgentStartupError, spawnFailure } from "../../node/spawn-errors.js";
-import { StderrRing } from "../../node/stderr-ring.js";
+import { AgentStartupError, spawnFailure } from "../../node/spawn/errors.js";
+import { StderrRing } from "../../node/spawn/stderr-ring.js";
 import type { WireLog } from "./log.js";
 import { WireConnection, type InboundHandler } from "./wire.js";
 

@@ -14,8 +14,8 @@
  */
 import { constants } from "node:fs";
 import { lstat, open, type FileHandle } from "node:fs/promises";
-import type { ConfinedPath } from "./fs-confine.js";
-import { FileSystemErrorReasons, errnoCode, notFound, refused } from "./fs-errors.js";
+import type { ConfinedPath } from "./confine.js";
+import { FileSystemErrorReasons, errnoCode, notFound, refused } from "./errors.js";
 
 /** Which lines to return: the 1-based first line and how many (`Infinity`: to the end). */
 export interface LineRange {

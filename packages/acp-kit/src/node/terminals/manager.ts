@@ -5,18 +5,18 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { ErrorCodes, RequestError } from "../jsonrpc/errors.js";
-import { silentLogger, type Logger } from "../jsonrpc/logger.js";
-import type { Client } from "../peer/client.js";
-import type { RequestContext } from "../peer/agent.js";
-import type * as schema from "../schema/types.gen.js";
+import { ErrorCodes, RequestError } from "../../jsonrpc/errors.js";
+import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
+import type { Client } from "../../peer/client.js";
+import type { RequestContext } from "../../peer/agent.js";
+import type * as schema from "../../schema/types.gen.js";
 import {
   defaultShell,
   mergeEnv,
   resolveCommand,
   resolveCwd,
   resolveOutputLimit,
-} from "./terminal-command.js";
+} from "./command.js";
 import {
   DEFAULT_EXIT_DRAIN_MS,
   DEFAULT_KILL_GRACE_MS,
@@ -25,8 +25,8 @@ import {
   MAX_TERMINAL_OUTPUT_BYTE_LIMIT,
   type TerminalInfo,
   type TerminalManagerOptions,
-} from "./terminal-options.js";
-import { TerminalProcess, type TerminalProcessOptions } from "./terminal-process.js";
+} from "./options.js";
+import { TerminalProcess, type TerminalProcessOptions } from "./process.js";
 
 interface Entry {
   readonly info: TerminalInfo;

@@ -24,7 +24,7 @@
  */
 import { readlink, realpath } from "node:fs/promises";
 import path from "node:path";
-import { FileSystemErrorReasons, errnoCode, refused } from "./fs-errors.js";
+import { FileSystemErrorReasons, errnoCode, refused } from "./errors.js";
 
 /** A path the agent sent, checked against the session's roots. */
 export interface ConfinedPath {

@@ -4,20 +4,20 @@
  *
  * @module
  */
-import type { Logger } from "../jsonrpc/logger.js";
-import type { MaybePromise } from "../jsonrpc/messages.js";
-import type { RequestContext } from "../peer/agent.js";
+import type { Logger } from "../../jsonrpc/logger.js";
+import type { MaybePromise } from "../../jsonrpc/messages.js";
+import type { RequestContext } from "../../peer/agent.js";
 import type {
   ReadTextFileRequest,
   ReadTextFileResponse,
   WriteTextFileRequest,
   WriteTextFileResponse,
-} from "../schema/types.gen.js";
-import { ConcurrencyLimit } from "./concurrency-limit.js";
-import { checkRoots, confinePath, realRoots, type ConfinedPath } from "./fs-confine.js";
-import { FileSystemErrorReasons, refused, toRequestError } from "./fs-errors.js";
-import { checkLineRange, readTextRange, sliceLines } from "./fs-read.js";
-import { writeTextAtomically } from "./fs-write.js";
+} from "../../schema/types.gen.js";
+import { ConcurrencyLimit } from "../concurrency-limit.js";
+import { checkRoots, confinePath, realRoots, type ConfinedPath } from "./confine.js";
+import { FileSystemErrorReasons, refused, toRequestError } from "./errors.js";
+import { checkLineRange, readTextRange, sliceLines } from "./read.js";
+import { writeTextAtomically } from "./write.js";
 
 /** The default {@link FileSystemHandlerOptions.maxReadBytes}: 10 MiB. */
 export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;

@@ -3,10 +3,10 @@
  *
  * @module
  */
-import type { AcpConnectionOptions } from "../peer/acp-connection.js";
-import type { Agent } from "../peer/agent.js";
-import type { Client } from "../peer/client.js";
-import type { ResolveAgentOptions } from "./registry/resolve.js";
+import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
+import type { Agent } from "../../peer/agent.js";
+import type { Client } from "../../peer/client.js";
+import type { ResolveAgentOptions } from "../registry/resolve.js";
 
 /** How long {@link SpawnedAgent.close} waits after SIGTERM before SIGKILL: 2 s. */
 export const DEFAULT_KILL_GRACE_MS = 2000;

@@ -5,11 +5,11 @@
  * @module
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { RequestError } from "../jsonrpc/errors.js";
-import type { TerminalExitStatus } from "../schema/types.gen.js";
-import { trackGroup, untrackGroup, USES_PROCESS_GROUPS } from "./process-group.js";
-import type { ResolvedCommand } from "./terminal-command.js";
-import { TerminalOutputBuffer, type TerminalStream } from "./terminal-output.js";
+import { RequestError } from "../../jsonrpc/errors.js";
+import type { TerminalExitStatus } from "../../schema/types.gen.js";
+import { trackGroup, untrackGroup, USES_PROCESS_GROUPS } from "../process-group.js";
+import type { ResolvedCommand } from "./command.js";
+import { TerminalOutputBuffer, type TerminalStream } from "./output.js";
 
 /** How to start a {@link TerminalProcess}. */
 export interface TerminalProcessOptions {

@@ -6,8 +6,8 @@
  */
 import { statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { RequestError } from "../jsonrpc/errors.js";
-import type { EnvVariable } from "../schema/types.gen.js";
+import { RequestError } from "../../jsonrpc/errors.js";
+import type { EnvVariable } from "../../schema/types.gen.js";
 
 /** A command ready to spawn. */
 export interface ResolvedCommand {

@@ -18,11 +18,11 @@
  */
 import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { endProcessGroup } from "./process-group.js";
-import { settlesWithin } from "./settles-within.js";
-import type { AgentExit } from "./spawn-errors.js";
-import type { SpawnSettings } from "./spawn-options.js";
-import { stdinWritable, stdoutReadable } from "./spawn-streams.js";
+import { endProcessGroup } from "../process-group.js";
+import { settlesWithin } from "../settles-within.js";
+import type { AgentExit } from "./errors.js";
+import type { SpawnSettings } from "./options.js";
+import { stdinWritable, stdoutReadable } from "./streams.js";
 import { StderrRing } from "./stderr-ring.js";
 
 /** How long the end of stdout and the exit wait for each other. */

@@ -3,9 +3,9 @@
  *
  * @module
  */
-import type { Logger } from "../jsonrpc/logger.js";
-import type { TerminalExitStatus } from "../schema/types.gen.js";
-import type { TerminalStream } from "./terminal-output.js";
+import type { Logger } from "../../jsonrpc/logger.js";
+import type { TerminalExitStatus } from "../../schema/types.gen.js";
+import type { TerminalStream } from "./output.js";
 
 /** The default `defaultOutputByteLimit`: 1 MiB per terminal. */
 export const DEFAULT_TERMINAL_OUTPUT_BYTE_LIMIT = 1024 * 1024;

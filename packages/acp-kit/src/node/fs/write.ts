@@ -27,8 +27,8 @@ import {
   type FileHandle,
 } from "node:fs/promises";
 import path from "node:path";
-import { isInside, type ConfinedPath } from "./fs-confine.js";
-import { FileSystemErrorReasons, errnoCode, refused } from "./fs-errors.js";
+import { isInside, type ConfinedPath } from "./confine.js";
+import { FileSystemErrorReasons, errnoCode, refused } from "./errors.js";
 
 /** How to write: directory creation, durability and cancellation. */
 export interface WriteSettings {

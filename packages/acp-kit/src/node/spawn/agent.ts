@@ -5,21 +5,17 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { stat } from "node:fs/promises";
-import { ConnectionError } from "../jsonrpc/errors.js";
-import type { SendRequestOptions } from "../jsonrpc/connection.js";
-import { ClientSideConnection } from "../peer/client-side-connection.js";
-import { PROTOCOL_VERSION } from "../peer/methods.js";
-import type { InitializeRequest, InitializeResponse } from "../schema/types.gen.js";
-import { ndJsonStream } from "../transport/ndjson.js";
-import { USES_PROCESS_GROUPS, signalGroup, trackGroup, untrackGroup } from "./process-group.js";
-import { AgentExitError, AgentStartupError, spawnFailure, type AgentExit } from "./spawn-errors.js";
-import {
-  resolveSpawnOptions,
-  type SpawnAgentOptions,
-  type SpawnSettings,
-} from "./spawn-options.js";
-import { AgentProcessWatch } from "./spawn-watch.js";
-import { resolveAgent } from "./registry/resolve.js";
+import { ConnectionError } from "../../jsonrpc/errors.js";
+import type { SendRequestOptions } from "../../jsonrpc/connection.js";
+import { ClientSideConnection } from "../../peer/client-side-connection.js";
+import { PROTOCOL_VERSION } from "../../peer/methods.js";
+import type { InitializeRequest, InitializeResponse } from "../../schema/types.gen.js";
+import { ndJsonStream } from "../../transport/ndjson.js";
+import { USES_PROCESS_GROUPS, signalGroup, trackGroup, untrackGroup } from "../process-group.js";
+import { AgentExitError, AgentStartupError, spawnFailure, type AgentExit } from "./errors.js";
+import { resolveSpawnOptions, type SpawnAgentOptions, type SpawnSettings } from "./options.js";
+import { AgentProcessWatch } from "./watch.js";
+import { resolveAgent } from "../registry/resolve.js";
 
 /** With `registry`: the options with the registry's command, arguments and environment. */
 async function fromRegistry(options: SpawnAgentOptions): Promise<SpawnAgentOptions> {

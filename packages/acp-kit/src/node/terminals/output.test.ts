@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { TerminalOutputBuffer, type TerminalStream } from "./terminal-output.js";
+import { TerminalOutputBuffer, type TerminalStream } from "./output.js";
 
 /** What the buffer must hold: the last `limit` bytes, minus a leading partial character. */
 function expected(text: string, limit: number): { output: string; truncated: boolean } {
