@@ -31,6 +31,7 @@ for (const [entry, report] of entries) {
         reportFolder: "<projectFolder>/etc/",
         reportTempFolder: "<projectFolder>/node_modules/.api-report/",
       },
+      newlineKind: "lf",
       docModel: { enabled: false },
       dtsRollup: { enabled: false },
       tsdocMetadata: { enabled: false },
