@@ -66,12 +66,23 @@ beforeAll(() => {
 describe("help and version", () => {
   it("prints the version and every command in --help", () => {
     const version = run(["--version"]);
-    const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+    const pkg = JSON.parse(
+      readFileSync(join(repoRoot, "packages", "cli", "package.json"), "utf8"),
+    ) as {
       version: string;
     };
     expect(version.stdout.trim()).toBe(pkg.version);
     const help = run(["--help"]);
-    for (const command of ["run", "demo", "prompt", "trace", "check", "check-client", "agents"]) {
+    for (const command of [
+      "run",
+      "demo",
+      "prompt",
+      "trace",
+      "serve",
+      "check",
+      "check-client",
+      "agents",
+    ]) {
       expect(help.stdout).toContain(command);
     }
     const promptHelp = run(["prompt", "--help"]);

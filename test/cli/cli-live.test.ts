@@ -274,7 +274,9 @@ describe("acp-kit run (live view)", () => {
     t.keys("1");
     await t.waitFor("press Cancel/Stop in your editor now");
     t.keys("C-c");
-    await t.waitFor("11 passed, 0 failed, 0 skipped (11 checks): OK");
+    await t.waitFor(
+      "11 passed, 0 failed (MUST), 0 warnings (SHOULD), 0 inconclusive, 0 skipped (11 checks): OK",
+    );
     await t.waitFor("(the turn ended: cancelled)");
     const json = JSON.parse(readFileSync(report, "utf8")) as {
       ok: boolean;

@@ -144,7 +144,9 @@ describe.each(matrix)(
       );
       expect(
         events.some(
-          (e) => e.type === "reconnecting" && /keep-alive|No data|1006|closed/.test(e.reason),
+          (e) =>
+            e.type === "reconnecting" &&
+            /keep-alive|No data|No answer|1006|closed|terminated/.test(e.reason),
         ),
       ).toBe(true);
       // The connection still works after all that.

@@ -34,7 +34,7 @@ const CLI_LIBRARIES = [
   "string-width",
 ];
 /** The most packages `npm install acp-kit` may bring, acp-kit itself included. */
-const MAX_LIBRARY_PACKAGES = 4;
+const MAX_LIBRARY_PACKAGES = 5;
 
 interface PackResult {
   filename: string;

@@ -9,7 +9,7 @@ import { RequestError } from "acp-kit";
 import type { Client } from "acp-kit";
 import { CLIENT_HANDLER_NAMES } from "acp-kit/internal";
 import { METHOD_SPECS } from "acp-kit";
-import { AuthRequiredError, loginPlan } from "acp-kit";
+import { AuthRequiredError, errorDataText, loginPlan } from "acp-kit";
 import { wrapClient } from "acp-kit/internal";
 import type * as schema from "acp-kit";
 import { AgentController } from "./controller.js";
@@ -77,8 +77,12 @@ function tapRequests(client: Client, emit: (event: PromptEvent) => void): Client
   return tapped as unknown as Client;
 }
 
-/** What to tell the user when the agent needs a login: each method and what it takes. */
-function authMessage(methods: readonly schema.AuthMethod[]): string {
+/**
+ * What to tell the user when the agent needs a login: the agent's own reason when it gave
+ * one, then each method and what it takes.
+ */
+function authMessage(methods: readonly schema.AuthMethod[], data?: unknown): string {
+  const reason = errorDataText(data);
   const list = methods
     .map((method) => {
       const plan = loginPlan(method);
@@ -91,7 +95,8 @@ function authMessage(methods: readonly schema.AuthMethod[]): string {
       return `${method.id} (${method.name}${how})`;
     })
     .join(", ");
-  return `The agent requires authentication first${list === "" ? "" : `: ${list}`}. Log in with \`acp-kit run\`, then try again.`;
+  const why = reason === undefined ? "" : ` (${reason})`;
+  return `The agent requires authentication first${why}${list === "" ? "" : `: ${list}`}. Log in with \`acp-kit run\`, then try again.`;
 }
 
 /** Runs the command; resolves with the exit code. */
@@ -163,7 +168,10 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
       signal !== undefined
         ? { exitCode: signalExitCode(signal), message: `ended by ${signal}` }
         : error instanceof AuthRequiredError
-          ? { exitCode: ExitCodes.AUTH_REQUIRED, message: authMessage(error.authMethods) }
+          ? {
+              exitCode: ExitCodes.AUTH_REQUIRED,
+              message: authMessage(error.authMethods, error.data),
+            }
           : describeFailure(error);
     release();
     emit({ type: "error", exitCode, message });

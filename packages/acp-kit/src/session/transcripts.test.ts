@@ -43,7 +43,7 @@ interface Line {
   message: Message;
 }
 
-const dir = new URL("../../test/fixtures/transcripts/", import.meta.url);
+const dir = new URL("../../../../test/fixtures/transcripts/", import.meta.url);
 const names = readdirSync(dir)
   .filter((f) => f.endsWith(".ndjson"))
   .map((f) => f.slice(0, -".ndjson".length));

@@ -174,6 +174,20 @@ async function judgeCancelled(
     return failed(`After ${what} the prompt ${describe(answer)}`, exchange());
   const stopReason = stopReasonOf(answer);
   if (stopReason !== "cancelled") {
+    // The turn may have finished as the interruption crossed it on the wire: with no update
+    // between the interruption and the answer, that cannot be told from ignoring it.
+    const busyAfter = context.log.between(
+      channel.name,
+      turn.interruptSeq,
+      answer.response.seq,
+      (r) => isTurnUpdate(r, sessionId),
+    );
+    if (busyAfter.length === 0) {
+      return inconclusive(
+        `After ${what} the prompt answered stopReason ${JSON.stringify(stopReason)} at once, with no update in between: the turn may have ended before ${what} arrived`,
+        exchange(),
+      );
+    }
     return failed(
       `After ${what} the prompt answered stopReason ${JSON.stringify(stopReason)}, not "cancelled"`,
       exchange(),
