@@ -153,7 +153,7 @@ class RawSocket {
   readonly frames: Record<string, unknown>[] = [];
   connectionId = "";
   closeCode: number | undefined;
-  private readonly ws: WebSocket;
+  readonly ws: WebSocket;
   readonly opened: Promise<void>;
 
   private isCut = false;
@@ -260,5 +260,26 @@ describe("resumable WebSocket connections", () => {
     expect(await until(() => closed.length === 1)).toBe(true);
     expect(Date.now() - cutAt).toBeGreaterThanOrEqual(250);
     expect(closed[0]).toMatchObject({ connectionId: a.connectionId, reason: "socket-closed" });
+  });
+
+  it("a socket the client closes on purpose ends its connection at once, resumable or not", async () => {
+    const closed: ConnectionCloseInfo[] = [];
+    const url = await serve({
+      resumable: { retentionSeconds: 300 },
+      onConnectionClose: (info) => closed.push(info),
+    });
+    for (const code of [1000, undefined]) {
+      const a = new RawSocket(url);
+      await a.opened;
+      a.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+      expect(await until(() => a.frames.length === 1)).toBe(true);
+      const count = closed.length;
+      a.ws.close(code);
+      expect(await until(() => closed.length === count + 1)).toBe(true);
+      expect(closed[count]).toMatchObject({
+        connectionId: a.connectionId,
+        reason: "socket-closed",
+      });
+    }
   });
 });

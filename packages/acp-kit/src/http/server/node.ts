@@ -205,7 +205,7 @@ export function attachAcpHandler(
           events.message(text);
         });
         ws.on("pong", () => events.pong());
-        ws.on("close", () => events.closed());
+        ws.on("close", (code: number) => events.closed(code));
         ws.on("error", () => undefined);
       });
     })().catch(() => socket.destroy());

@@ -61,8 +61,12 @@ export interface AcpSocketEvents {
   binary(): void;
   /** A pong arrived. */
   pong(): void;
-  /** The socket closed. */
-  closed(): void;
+  /**
+   * The socket closed, with the code of the peer's close frame when the adapter knows it:
+   * `1000` (normal) and `1005` (no code) mean the client closed on purpose, which ends the
+   * connection at once; anything else (`1006`: dropped) keeps it for a resume.
+   */
+  closed(code?: number): void;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -97,7 +101,7 @@ export class WebSocketSession {
       pong: () => {
         this.missedPongs = 0;
       },
-      closed: () => this.onClosed(),
+      closed: (code) => this.onClosed(code === 1000 || code === 1005),
     };
     context.log({ type: "websocket-open", transport: "websocket" });
     if (context.keepAliveMs > 0 && socket.ping !== undefined) {
@@ -318,7 +322,7 @@ export class WebSocketSession {
     }
   }
 
-  private onClosed(): void {
+  private onClosed(deliberate = false): void {
     if (this.ended) return;
     this.ended = true;
     if (this.pingTimer !== undefined) clearInterval(this.pingTimer);
@@ -329,7 +333,7 @@ export class WebSocketSession {
     if (connection === undefined) return;
     if (this.context.socketOwners.get(connection.id) !== this) return;
     this.context.socketOwners.delete(connection.id);
-    if (!this.context.resumable || connection.closed) {
+    if (!this.context.resumable || connection.closed || deliberate) {
       connection.close("socket-closed");
       return;
     }
