@@ -53,7 +53,7 @@ function run(
 }
 
 describe.skipIf(process.platform === "win32")("registry ids on the command line", () => {
-  it("lists, installs, runs by id and removes a registry agent", async () => {
+  it("lists, installs, runs and serves by id and removes a registry agent", async () => {
     const platform = registryPlatform();
     if (platform === undefined) throw new Error("no registry platform here");
     // The archive's program starts the scripted agent with a scenario.
@@ -126,6 +126,28 @@ describe.skipIf(process.platform === "win32")("registry ids on the command line"
     expect(prompted.stderr).toBe("");
     expect(prompted.code).toBe(0);
     expect(server.requests.filter((r) => r.path === "/scripted.tar.gz")).toHaveLength(1);
+
+    // serve takes a registry id too: each connection starts the installed agent.
+    const serve = spawn(process.execPath, [cli, "serve", "--port", "0", "scripted"], {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        serve.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk;
+          if (out.includes("\n")) resolve(out.split("\n")[0]!.trim());
+        });
+        serve.once("exit", (code) => reject(new Error(`serve exited with ${String(code)}`)));
+      });
+      const remote = await run(["prompt", "--url", url, "please stream"], env);
+      expect(remote.stdout).toBe("one two three four five\n");
+      expect(remote.code, remote.stderr).toBe(0);
+    } finally {
+      serve.kill("SIGTERM");
+    }
 
     const removed = await run(["agents", "remove", "scripted"], env);
     expect(removed.stdout).toBe("Removed scripted.\n");

@@ -366,8 +366,8 @@ Then send any prompt; the probe exercises the editor and answers with its report
   program
     .command("serve")
     .description("serve a stdio agent over HTTP and WebSocket (one agent process per connection)")
-    .usage("[--host 127.0.0.1] [--port N] [--token-env NAME] -- <agent command...>")
-    .argument("<command...>", "the agent's command, after --")
+    .usage("[--host 127.0.0.1] [--port N] [--token-env NAME] <agent> | -- <agent command...>")
+    .argument("<command...>", "an agent name or registry id, or the agent's command after --")
     .option("--host <host>", "where to listen; beyond loopback a token is required", "127.0.0.1")
     .option("--port <port>", "the port (0: any free one, printed)", nonNegativeInteger, 8787)
     .option(
@@ -401,12 +401,15 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
         },
       ) => {
         try {
-          const [command, ...args] = words[0] === "--" ? words.slice(1) : words;
-          if (command === undefined) throw new UsageError("Give the agent's command after `--`.");
+          if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
+          // A named agent or registry id (`acp-kit serve codex-acp`), or a command after `--`;
+          // each connection's agent inherits this process's environment.
+          const target = await agentTarget(words);
+          Object.assign(process.env, target.env);
           const { runServe } = await import("./serve-command.js");
           process.exitCode = await runServe({
-            command,
-            args,
+            command: target.command,
+            args: target.args,
             host: opts.host,
             port: opts.port,
             ...(opts.tokenEnv === undefined ? {} : { tokenEnv: opts.tokenEnv }),
