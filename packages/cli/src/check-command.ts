@@ -70,6 +70,7 @@ export async function runCheckCommand(
       command: target.command,
       args: target.args,
       ...(target.env === undefined ? {} : { env: target.env }),
+      ...(target.windowsVerbatimArguments === true ? { windowsVerbatimArguments: true } : {}),
       ...(options.cwd === undefined ? {} : { sessionCwd: options.cwd }),
       ...(options.auth === undefined ? {} : { auth: options.auth }),
       ...(options.requestTimeoutMs === undefined

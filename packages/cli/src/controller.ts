@@ -210,6 +210,7 @@ export class AgentController {
       command: target.command,
       args: target.args,
       env: { ...target.env, ...this.loginEnv },
+      ...(target.windowsVerbatimArguments === true ? { windowsVerbatimArguments: true } : {}),
       cwd: this.options.cwd,
       client: this.options.wrapClient?.(base) ?? base,
       ...(this.options.onStderr === undefined ? {} : { onStderr: this.options.onStderr }),

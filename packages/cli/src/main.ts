@@ -410,6 +410,7 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
           process.exitCode = await runServe({
             command: target.command,
             args: target.args,
+            ...(target.windowsVerbatimArguments === true ? { windowsVerbatimArguments: true } : {}),
             host: opts.host,
             port: opts.port,
             ...(opts.tokenEnv === undefined ? {} : { tokenEnv: opts.tokenEnv }),

@@ -25,6 +25,8 @@ export interface ServeOptions {
   /** The agent's program and arguments. */
   readonly command: string;
   readonly args: readonly string[];
+  /** Pass the arguments to Windows as they are (a registry agent's batch-file command line). */
+  readonly windowsVerbatimArguments?: boolean;
   /** Where to listen (default 127.0.0.1). */
   readonly host: string;
   /** The port (0: any free one). */
@@ -96,6 +98,7 @@ function startAgentProcess(
     detached: USES_PROCESS_GROUPS,
     stdio: ["pipe", "pipe", "inherit"],
     windowsHide: true,
+    windowsVerbatimArguments: options.windowsVerbatimArguments === true,
   });
   const exited = new Promise<void>((resolve) => {
     child.once("exit", () => resolve());

@@ -28,6 +28,8 @@ export interface AgentCommand {
   readonly cwd?: string;
   /** Environment variables merged over `process.env` (`undefined` removes one). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Pass the arguments to Windows as they are (a batch file's command line built by hand). */
+  readonly windowsVerbatimArguments?: boolean;
 }
 
 /** How long the agent gets to exit by itself once its stdin is closed. */
@@ -127,6 +129,7 @@ export class AgentProcess {
       detached: USES_PROCESS_GROUPS,
       stdio: ["pipe", "pipe", "pipe"],
       windowsHide: true,
+      windowsVerbatimArguments: command.windowsVerbatimArguments === true,
     });
     for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe.on("error", () => undefined);
     await new Promise<void>((resolve, reject) => {
