@@ -41,6 +41,8 @@ const FLUSH_WAIT_MS = 10_000;
 const RECORDING_WINDOW_MS = 100;
 /** How much of each window recording may take, in ms: the rest is for forwarding and timers. */
 const RECORDING_SHARE_MS = 40;
+/** Lines per window always recorded: shedding is for floods, not for one big message. */
+const RECORDING_FLOOD_LINES = 64;
 
 /**
  * Bounds the time the taps spend recording: once recording took its share of the current
@@ -53,14 +55,23 @@ class RecordingBudget {
   private spent = 0;
   private callStart = 0;
 
+  private lines = 0;
+
   private readonly mayRecord = (): boolean => {
     const now = performance.now();
     if (now - this.windowStart >= RECORDING_WINDOW_MS) {
       this.windowStart = now;
       this.spent = 0;
       this.callStart = now;
+      this.lines = 0;
     }
-    return this.spent + (now - this.callStart) < RECORDING_SHARE_MS;
+    this.lines++;
+    // A few large lines may take longer than the share: only a flood (many lines in one
+    // window) is shed, so ordinary traffic with a big message is recorded whole.
+    return (
+      this.lines <= RECORDING_FLOOD_LINES ||
+      this.spent + (now - this.callStart) < RECORDING_SHARE_MS
+    );
   };
 
   /** Records `chunk` on `tap` as far as the budget allows (shed lines go to `recorder`). */
