@@ -93,9 +93,12 @@ it("timers keep running while a 20,000-update burst is delivered to an async han
   );
 
   await warmedUp;
-  // Lag is measured in CPU time between timer ticks as well as in wall time: on a shared
-  // machine the process may wait for a core, which no yielding can help; CPU time spent
-  // without a tick is what delivery itself withholds from the event loop.
+  // A gap between two timer ticks is measured both in wall time and in the process's CPU
+  // time, and counts as the smaller of the two. On a shared machine the process may wait
+  // for a core (wall time grows, CPU time does not), and the process's CPU time includes
+  // its other threads (the collector's helpers run beside the main thread, so CPU time can
+  // exceed wall time). Neither is something yielding could help; the smaller figure bounds
+  // what the main thread itself spent without letting the event loop run.
   const cpuMs = (): number => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
@@ -104,14 +107,15 @@ it("timers keep running while a 20,000-update burst is delivered to an async han
   let lastCpu = cpuMs();
   let worstLag = 0;
   let worstCpuLag = 0;
-  const ticker = setInterval(() => {
-    const t = performance.now();
-    const c = cpuMs();
+  let worstGap = 0;
+  const measure = (t: number, c: number): void => {
     worstLag = Math.max(worstLag, t - last);
     worstCpuLag = Math.max(worstCpuLag, c - lastCpu);
+    worstGap = Math.max(worstGap, Math.min(t - last, c - lastCpu));
     last = t;
     lastCpu = c;
-  }, 1);
+  };
+  const ticker = setInterval(() => measure(performance.now(), cpuMs()), 1);
   const started = performance.now();
   go();
   await done;
@@ -119,14 +123,13 @@ it("timers keep running while a 20,000-update burst is delivered to an async han
   const elapsed = finished - started;
   clearInterval(ticker);
   // The wait from the last tick to the end counts too (a loop that never ticked has one gap).
-  worstLag = Math.max(worstLag, finished - last);
-  worstCpuLag = Math.max(worstCpuLag, cpuMs() - lastCpu);
+  measure(finished, cpuMs());
   connection.close();
   console.log(
     `lag: worst timer gap ${worstLag.toFixed(1)} ms wall, ${worstCpuLag.toFixed(1)} ms CPU, ` +
-      `over ${elapsed.toFixed(0)} ms`,
+      `${worstGap.toFixed(1)} ms counted, over ${elapsed.toFixed(0)} ms`,
   );
   expect(order).toBe(true);
   expect(handled).toBe(UPDATES);
-  expect(worstCpuLag).toBeLessThan(50);
+  expect(worstGap).toBeLessThan(50);
 });
