@@ -144,6 +144,79 @@ describe("the streams passed in stay the caller's", () => {
   });
 });
 
+describe("the output's writer is kept between writes, invisibly to the owner", () => {
+  const connect = (output: WritableStream<Uint8Array>) =>
+    new ClientSideConnection(clientImpl, ndJsonStream(output, new ReadableStream<Uint8Array>()));
+  const written = (): { output: WritableStream<Uint8Array>; chunks: Uint8Array[] } => {
+    const chunks: Uint8Array[] = [];
+    return {
+      chunks,
+      output: new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(chunk) }),
+    };
+  };
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
+
+  it("the owner may take a writer between writes; our next write then fails with the reason", async () => {
+    const { output, chunks } = written();
+    const client = connect(output);
+    void client.newSession({ cwd: "/", mcpServers: [] }).catch(() => undefined);
+    await tick();
+    expect(chunks.length).toBe(1);
+    expect(output.locked).toBe(false);
+    const writer = output.getWriter();
+    expect(output.locked).toBe(true);
+    await writer.write(new TextEncoder().encode("owner\n"));
+    const error = (await client
+      .newSession({ cwd: "/", mcpServers: [] })
+      .catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.message).toMatch(/locked/i);
+    expect(chunks.length).toBe(2);
+  });
+
+  it("after the owner closed the stream, requests fail saying so", async () => {
+    const { output } = written();
+    const client = connect(output);
+    void client.newSession({ cwd: "/", mcpServers: [] }).catch(() => undefined);
+    await tick();
+    await output.close();
+    const error = (await client
+      .newSession({ cwd: "/", mcpServers: [] })
+      .catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error.message).toContain("closed by its owner");
+  });
+
+  it("leaves the stream as it found it once the connection is closed", async () => {
+    const { output } = written();
+    const client = connect(output);
+    void client.newSession({ cwd: "/", mcpServers: [] }).catch(() => undefined);
+    await tick();
+    client.close();
+    await client.closed;
+    await tick();
+    expect(Object.getOwnPropertyNames(output)).toEqual([]);
+    expect(output.locked).toBe(false);
+  });
+
+  it("a stream whose members cannot be shadowed gets a writer per write", async () => {
+    const { output, chunks } = written();
+    // Node's streams break when frozen, so one member is pinned instead: shadowing fails,
+    // and what was shadowed already is put back.
+    const close = output.close.bind(output);
+    Object.defineProperty(output, "close", { value: close, configurable: false, writable: false });
+    const client = connect(output);
+    void client.newSession({ cwd: "/", mcpServers: [] }).catch(() => undefined);
+    await tick();
+    expect(chunks.length).toBe(1);
+    expect(Object.getOwnPropertyNames(output)).toEqual(["close"]);
+    expect(output.locked).toBe(false);
+    await output.close();
+    const error = await client.newSession({ cwd: "/", mcpServers: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+  });
+});
+
 describe("a connection closed by a failing stream says why", () => {
   it("input fails: pending and later requests carry the reason's message and cause", async () => {
     const reason = new Error("stream exploded");

@@ -8,9 +8,9 @@
  *
  * Writing: a message is written at once when no write is in flight, and messages queued
  * meanwhile are joined into the next single chunk (no added latency, bounded by a
- * high-water mark that pushes back on senders). The output's writer is taken for each
- * such chunk and released when it is written, so the stream is locked only while a write
- * is in flight: its owner may close or abort it, which ends the connection.
+ * high-water mark that pushes back on senders). To its owner the output is locked only
+ * while a write is in flight ({@link LentWriter}): it may close or abort it, which ends
+ * the connection.
  *
  * Reading never waits for the output: the connection holds back what would add output
  * (see `inbox.ts`). Parse-error answers are dropped, and counted in the log, while the
@@ -20,6 +20,7 @@
  */
 import type { EnvelopeInfo } from "./envelope-scanner.js";
 import { ErrorCodes } from "../jsonrpc/errors.js";
+import { LentWriter } from "./lent-writer.js";
 import { LineSplitter, type OversizedLine } from "./line-splitter.js";
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
@@ -83,13 +84,16 @@ class NdJsonTransport implements Transport {
   private sink: TransportSink | undefined;
   /** Error answers dropped because the output was backed up (reported in the log). */
   private droppedAnswers = 0;
+  private readonly lent: LentWriter;
 
   constructor(
     private readonly output: WritableStream<Uint8Array>,
     private readonly input: ReadableStream<Uint8Array>,
     private readonly maxBytes: number,
     private logger: Logger,
-  ) {}
+  ) {
+    this.lent = new LentWriter(output);
+  }
 
   /** Read through a method: `closing` changes while the read loop awaits. */
   private isClosing(): boolean {
@@ -142,6 +146,7 @@ class NdJsonTransport implements Transport {
         });
         this.failed = true;
         this.releaseWaiters();
+        this.lent.dispose();
         if (!this.output.locked) {
           this.output.abort(new Error("closed before queued output could be written")).catch(NOOP);
         }
@@ -149,32 +154,36 @@ class NdJsonTransport implements Transport {
       }
     }
     this.releaseWaiters();
+    this.lent.dispose();
     // Closed or locked by its owner meanwhile: nothing to close.
     if (!this.failed && !this.output.locked) await this.output.close().catch(NOOP);
   }
 
   /**
-   * Writes one chunk, holding the output's lock only while the write is in flight (the
-   * stream's owner may close or abort it between writes).
+   * Writes one chunk. To the stream's owner the output is locked only while the write is
+   * in flight: it may close or abort it between writes (see {@link LentWriter}).
    */
   private write(text: string): void {
     let writer: WritableStreamDefaultWriter<Uint8Array>;
     try {
-      writer = this.output.getWriter();
+      writer = this.lent.acquire();
     } catch (error) {
       this.onWriteError(error);
       return;
     }
-    writer.write(this.encode(text)).then(
-      () => {
-        writer.releaseLock();
-        this.afterWrite();
-      },
-      (error: unknown) => {
-        writer.releaseLock();
-        this.onWriteError(error);
-      },
-    );
+    let written: Promise<void>;
+    try {
+      written = writer.write(this.encode(text));
+    } catch (error) {
+      // Node throws here, instead of rejecting, when the stream was closed meanwhile.
+      this.lent.settled();
+      this.onWriteError(error);
+      return;
+    }
+    written.then(this.afterWrite, (error: unknown) => {
+      this.lent.settled();
+      this.onWriteError(error);
+    });
   }
 
   /**
@@ -196,6 +205,7 @@ class NdJsonTransport implements Transport {
   }
 
   private readonly afterWrite = (): void => {
+    this.lent.settled();
     if (this.queue.length === 0 || this.failed) {
       this.writing = false;
       const idle = this.idleWaiters;
@@ -216,6 +226,7 @@ class NdJsonTransport implements Transport {
     if (this.failed) return;
     this.failed = true;
     this.writing = false;
+    this.lent.dispose();
     this.queue = [];
     this.queuedChars = 0;
     this.releaseWaiters();
