@@ -35,6 +35,9 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /** Size of the slabs small outgoing chunks are encoded into. */
 const SLAB_BYTES = 64 * 1024;
 
+/** The byte that ends every message. */
+const NEWLINE = 0x0a;
+
 /** Characters queued for writing beyond which senders are asked to wait. */
 const HIGH_WATER_CHARS = 1024 * 1024;
 
@@ -115,7 +118,7 @@ class NdJsonTransport implements Transport {
     if (line === undefined) throw new TypeError("A message must be a JSON-serialisable object");
     if (!this.writing) {
       this.writing = true;
-      this.write(line + "\n");
+      this.write(line);
       return;
     }
     this.queue.push(line);
@@ -173,7 +176,14 @@ class NdJsonTransport implements Transport {
     }
     let written: Promise<void>;
     try {
-      written = writer.write(this.encode(text));
+      const small = this.encodeSmall(text);
+      if (small !== undefined) written = writer.write(small);
+      else {
+        // The newline goes in a chunk of its own: appending it to the text or to its bytes
+        // would cost a copy of the whole (possibly many megabytes) message.
+        writer.write(this.encoder.encode(text)).catch(NOOP); // a failure fails the next too
+        written = writer.write(new Uint8Array([NEWLINE]));
+      }
     } catch (error) {
       // Node throws here, instead of rejecting, when the stream was closed meanwhile.
       this.lent.settled();
@@ -187,20 +197,22 @@ class NdJsonTransport implements Transport {
   }
 
   /**
-   * UTF-8 bytes of `text`. Small texts are encoded into views of a shared slab, which is
-   * several times cheaper than a fresh buffer each; a slab is never written twice, so a
-   * chunk stays intact however long the consumer keeps it.
+   * UTF-8 bytes of `text` followed by a newline, for small texts: encoded into views of a
+   * shared slab, which is several times cheaper than a fresh buffer each; a slab is never
+   * written twice, so a chunk stays intact however long the consumer keeps it. Undefined
+   * for a large text (see {@link write}).
    */
-  private encode(text: string): Uint8Array {
-    const worst = text.length * 3;
-    if (worst > SLAB_BYTES / 4) return this.encoder.encode(text);
+  private encodeSmall(text: string): Uint8Array | undefined {
+    const worst = text.length * 3 + 1;
+    if (worst > SLAB_BYTES / 4) return undefined;
     if (this.slab.length - this.slabUsed < worst) {
       this.slab = new Uint8Array(SLAB_BYTES);
       this.slabUsed = 0;
     }
     const start = this.slabUsed;
     const { written } = this.encoder.encodeInto(text, this.slab.subarray(start));
-    this.slabUsed = start + written;
+    this.slab[start + written] = NEWLINE;
+    this.slabUsed = start + written + 1;
     return this.slab.subarray(start, this.slabUsed);
   }
 
@@ -213,7 +225,7 @@ class NdJsonTransport implements Transport {
       for (const resolve of idle) resolve();
       return;
     }
-    const text = this.queue.join("\n") + "\n";
+    const text = this.queue.join("\n");
     this.queue = [];
     this.queuedChars = 0;
     const drained = this.drainWaiters;
