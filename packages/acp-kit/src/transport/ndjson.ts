@@ -38,6 +38,12 @@ const SLAB_BYTES = 64 * 1024;
 /** The byte that ends every message. */
 const NEWLINE = 0x0a;
 
+/**
+ * The longest text (in characters) encoded together with its newline into one chunk; a
+ * longer one is written as two chunks, so that no buffer three times its size is needed.
+ */
+const MAX_ONE_CHUNK_CHARS = 1024 * 1024;
+
 /** Characters queued for writing beyond which senders are asked to wait. */
 const HIGH_WATER_CHARS = 1024 * 1024;
 
@@ -176,8 +182,8 @@ class NdJsonTransport implements Transport {
     }
     let written: Promise<void>;
     try {
-      const small = this.encodeSmall(text);
-      if (small !== undefined) written = writer.write(small);
+      const line = this.encodeLine(text);
+      if (line !== undefined) written = writer.write(line);
       else {
         // The newline goes in a chunk of its own: appending it to the text or to its bytes
         // would cost a copy of the whole (possibly many megabytes) message.
@@ -197,14 +203,22 @@ class NdJsonTransport implements Transport {
   }
 
   /**
-   * UTF-8 bytes of `text` followed by a newline, for small texts: encoded into views of a
-   * shared slab, which is several times cheaper than a fresh buffer each; a slab is never
-   * written twice, so a chunk stays intact however long the consumer keeps it. Undefined
-   * for a large text (see {@link write}).
+   * UTF-8 bytes of `text` followed by a newline, appended as a byte (joining it to the
+   * string first would cost a copy of the whole text). Small texts are encoded into views
+   * of a shared slab, which is several times cheaper than a fresh buffer each; a slab is
+   * never written twice, so a chunk stays intact however long the consumer keeps it.
+   * Texts up to {@link MAX_ONE_CHUNK_CHARS} get a buffer of their own. Undefined for a
+   * larger text (see {@link write}).
    */
-  private encodeSmall(text: string): Uint8Array | undefined {
+  private encodeLine(text: string): Uint8Array | undefined {
     const worst = text.length * 3 + 1;
-    if (worst > SLAB_BYTES / 4) return undefined;
+    if (worst > SLAB_BYTES / 4) {
+      if (text.length > MAX_ONE_CHUNK_CHARS) return undefined;
+      const bytes = new Uint8Array(worst);
+      const { written } = this.encoder.encodeInto(text, bytes);
+      bytes[written] = NEWLINE;
+      return bytes.subarray(0, written + 1);
+    }
     if (this.slab.length - this.slabUsed < worst) {
       this.slab = new Uint8Array(SLAB_BYTES);
       this.slabUsed = 0;
