@@ -507,10 +507,12 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
 
   const question = ui.questions[0];
   const live = thread.slice(settled);
-  // Keep the session ids for completion as sessions come and go.
+  // Keep the session ids for completion: listed once per session opened.
   const canList = controller.client?.canList === true;
+  const listedFor = useRef<string | undefined>(undefined);
   useEffect(() => {
-    if (!canList || phase !== "ready") return;
+    if (!canList || phase !== "ready" || listedFor.current === sessionId) return;
+    listedFor.current = sessionId;
     let current = true;
     controller.listSessions().then(
       (sessions) => {

@@ -67,7 +67,7 @@ function MethodList({
   methods: readonly AuthMethod[];
   initial: number;
   active: boolean;
-  onChoose: (index: number) => void | Promise<unknown>;
+  onChoose: (index: number) => void;
   onLeave: () => void;
 }): ReactNode {
   // The highlighted method is read when the key comes (see `choice.ts`): `↓` and `Enter`
@@ -113,36 +113,35 @@ export function AuthView({
     { isActive: pending },
   );
 
+  /** Logs in; once that settles, a fresh list takes keys again. */
   const login = (
     method: AuthMethod,
     index: number,
     values: Readonly<Record<string, string>>,
-  ): Promise<unknown> | undefined => {
-    const result = onChoose(method, values);
-    if (!(result instanceof Promise)) {
-      setAttempt(({ key }) => ({ key: key + 1, index }));
-      return undefined;
-    }
-    setPending(true);
-    const settle = (): void => {
+  ): void => {
+    const again = (): void => {
       setPending(false);
       setAttempt(({ key }) => ({ key: key + 1, index }));
     };
-    result.then(settle, settle);
-    return result;
+    const result = onChoose(method, values);
+    if (!(result instanceof Promise)) {
+      again();
+      return;
+    }
+    setPending(true);
+    result.then(again, again);
   };
 
-  const choose = (index: number): Promise<unknown> | undefined => {
+  const choose = (index: number): void => {
     const method = methods[index];
-    if (method === undefined) return undefined;
+    if (method === undefined) return;
     const vars = missingVars(method);
     if (vars.length > 0) {
       setAttempt(({ key }) => ({ key, index }));
       setAsking({ method, vars, index: 0, values: {} });
-      return undefined;
+      return;
     }
-    void login(method, index, {});
-    return undefined;
+    login(method, index, {});
   };
 
   const typed = (value: string): void => {
@@ -154,7 +153,7 @@ export function AuthView({
       return;
     }
     setAsking(undefined);
-    void login(asking.method, attempt.index, values);
+    login(asking.method, attempt.index, values);
   };
 
   const variable = asking?.vars[asking.index];
