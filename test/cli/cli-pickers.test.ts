@@ -153,6 +153,15 @@ describe("acp-kit run: logging in", () => {
     expect(t.screen()).not.toContain("Test API key:");
   });
 
+  it("/login and /logout say so when the agent offers no login and no logout", async () => {
+    const t = run("cli-scenario.json");
+    await t.waitFor("CLI test agent 1.2.3");
+    t.send("/login");
+    await t.waitFor("This agent offers no login methods.");
+    t.send("/logout");
+    await t.waitFor("This agent does not support logout");
+  });
+
   it("/login logs in with an agent method, and the next prompt is answered", async () => {
     const t = run("env-login-scenario.json");
     await t.waitFor("Env login agent 1.0.0");

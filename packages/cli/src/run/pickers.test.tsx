@@ -10,6 +10,8 @@ import { render } from "ink";
 import { describe, expect, it } from "vitest";
 import type { AuthEnvVar, AuthMethod, SessionState } from "acp-kit";
 import { AuthView } from "./auth-view.js";
+import { InputLine } from "./input-line.js";
+import { allCommands } from "./slash.js";
 import { OptionPicker, windowStart, type PickerItem } from "./option-picker.js";
 import { age, choicePicker, completionValues, sessionsPicker } from "./pickers.js";
 import { SecretInput, secretStep } from "./secret-input.js";
@@ -394,6 +396,41 @@ describe("the login chooser asking for an env_var method's values", () => {
     t.chunk("1");
     await tick();
     expect(chosen.map((c) => c.id)).toEqual(["token", "token"]);
+    instance.unmount();
+  });
+});
+
+describe("the input line's completion popup", () => {
+  it("shows an agent command's description on one line, and the values after /mode", async () => {
+    const t = terminal();
+    const commands = allCommands([
+      {
+        name: "review",
+        description: "Review the changes\n\nUsage: /review [path]\nLong text.",
+        input: null,
+      },
+    ]);
+    const instance = render(
+      <InputLine
+        enabled
+        canSubmit
+        commands={commands}
+        values={{ mode: ["ask", "code"] }}
+        onSubmit={() => undefined}
+      />,
+      { stdout: t.stdout, stdin: t.stdin, patchConsole: false, debug: true },
+    );
+    await tick();
+    t.chunk("/re");
+    await tick();
+    expect(t.output()).toContain("/review — Review the changes …");
+    expect(t.output()).not.toContain("Usage: /review");
+    t.chunk("\u0015/mode ");
+    await tick();
+    expect(t.output()).toMatch(/ {2}ask\n {2}code/);
+    t.chunk("\t");
+    await tick();
+    expect(t.output()).toContain("› /mode ask");
     instance.unmount();
   });
 });

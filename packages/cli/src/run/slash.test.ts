@@ -66,3 +66,36 @@ describe("/help", () => {
     expect(lines.some((line) => line.startsWith("/logout  "))).toBe(true);
   });
 });
+
+describe("/logout", () => {
+  it("says so when the agent cannot log out and no login variables were given", async () => {
+    const ui = new UiModel();
+    let called = false;
+    const controller = {
+      canLogout: false,
+      logout: () => {
+        called = true;
+        return Promise.resolve({ loggedOut: false, dropped: [] });
+      },
+    } as unknown as AgentController;
+    await runClientCommand("logout", "", controller, ui);
+    const entry = ui.transcript.at(-1);
+    expect(entry?.kind === "notice" ? entry.notice.text : "").toContain(
+      "This agent does not support logout",
+    );
+    expect(called).toBe(false);
+  });
+
+  it("says what was done: the agent's logout, the variables dropped", async () => {
+    const ui = new UiModel();
+    const controller = {
+      canLogout: true,
+      logout: () => Promise.resolve({ loggedOut: true, dropped: ["MY_KEY"] }),
+    } as unknown as AgentController;
+    await runClientCommand("logout", "", controller, ui);
+    const entry = ui.transcript.at(-1);
+    expect(entry?.kind === "notice" ? entry.notice.text : "").toBe(
+      "Logged out. Dropped MY_KEY (given at the login); the agent restarted without them.",
+    );
+  });
+});
