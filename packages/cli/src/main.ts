@@ -139,8 +139,7 @@ Examples:
   acp-kit run -- node my-agent.js --flag   any command that speaks ACP on stdio
   acp-kit run --allow-reads gemini         reads are allowed; you answer the other requests
   acp-kit run --policy rules.txt codex     rules like "allow edit src/**", "deny execute *"
-
-  acp-kit run --mode code --model fast gemini   start in this mode with this model
+  acp-kit run --mode plan --model o3 codex start in this mode, with this model
 
 Keys: Enter sends, Tab completes a slash command (and the values of /mode, /model, /sessions),
 Ctrl-C cancels the turn (twice: exit), Ctrl-T shows or hides thoughts. Slash commands: /help,
