@@ -100,10 +100,15 @@ describe("--mode and --model", () => {
   });
 
   it("run (plain) sets the mode through session/set_mode when the agent has modes", () => {
-    const result = cliRun(
-      ["run", "--plain", "--mode", "Code", "--", ...agent("cli-scenario.json")],
-      "hello\n",
-    );
+    // No prompt (stdin closing during a turn would cancel it): the session opens in the mode.
+    const result = cliRun([
+      "run",
+      "--plain",
+      "--mode",
+      "Code",
+      "--",
+      ...agent("cli-scenario.json"),
+    ]);
     expect(result.code).toBe(0);
     const wrong = cliRun(["run", "--plain", "--mode", "nope", "--", ...agent("cli-scenario.json")]);
     expect(wrong.code).toBe(2);
