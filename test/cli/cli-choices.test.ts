@@ -99,7 +99,7 @@ describe("--mode and --model", () => {
     expect(none.stderr).toContain("--model x: this agent offers no choice of model.");
   });
 
-  it("run (plain) sets the mode through session/set_mode when the agent has modes", () => {
+  it("run (plain) takes a mode by name, and exits 2 for one the agent does not offer", () => {
     // No prompt (stdin closing during a turn would cancel it): the session opens in the mode.
     const result = cliRun([
       "run",
