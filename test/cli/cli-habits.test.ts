@@ -85,8 +85,11 @@ describe("acp-kit run: the keys people expect", () => {
     await t.waitFor("one two three four five");
     t.send("/new");
     await t.waitFor("New session session-2.");
+    // Alone, /sessions opens a picker of them; Esc leaves it.
     t.send("/sessions");
-    await t.waitFor(/ {3}1\. session-1\n\* {2}2\. session-2/);
+    await t.waitFor(/ {2}1\. session-1[^\n]*\n[^\n]*❯ 2\. session-2 ✓/);
+    t.keys("Escape");
+    await t.waitFor("type a message");
     t.send("/sessions 1");
     await t.waitFor("Loaded session session-1.");
   });

@@ -294,7 +294,9 @@ describe("acp-kit run (live view)", () => {
     t.send("/new");
     await t.waitFor("New session session-2.");
     t.send("/sessions");
-    await t.waitFor(/ {3}1\. session-1\n\* {2}2\. session-2/);
+    await t.waitFor(/ {2}1\. session-1[^\n]*\n[^\n]*❯ 2\. session-2 ✓/);
+    t.keys("Escape");
+    await t.waitFor("type a message");
     t.send("/sessions session-1");
     // The agent replays the session's history, and it is shown again.
     await t.waitFor(

@@ -84,6 +84,32 @@ describe("initialize and authentication", () => {
     expect(answer.authMethods).toEqual(authMethods);
   });
 
+  it("mimics env_var logins (the variable must be in its environment) and -32000 at the prompt", async () => {
+    const authMethods = [
+      { id: "key", name: "API key", type: "env_var", vars: [{ name: "MY_KEY" }] },
+    ];
+    const scenario = {
+      agent: { requiresAuth: "prompt", authMethods },
+      turns: [{ steps: [{ text: "logged in" }] }],
+    };
+    const without = harness(scenario);
+    await without.initialize();
+    const sessionId = await without.newSession();
+    await expect(without.prompt(sessionId, "hi")).rejects.toMatchObject({
+      code: -32000,
+      data: { details: "not logged in" },
+    });
+    await expect(without.agent.authenticate({ methodId: "key" })).rejects.toMatchObject({
+      code: -32603,
+      data: "MY_KEY is not set",
+    });
+    const withKey = harness(scenario, { env: { MY_KEY: "k" } });
+    await withKey.initialize();
+    const id = await withKey.newSession();
+    await withKey.agent.authenticate({ methodId: "key" });
+    expect(await withKey.prompt(id, "hi")).toBe("end_turn");
+  });
+
   it("answers -32601 for methods the scenario does not advertise, -32602 for prompt blocks it does not accept", async () => {
     const h = harness({ agent: { capabilities: {} }, turns: [{ steps: [] }] });
     await h.initialize();

@@ -15,6 +15,7 @@ import { PROTOCOL_VERSION } from "acp-kit";
 import type * as schema from "acp-kit";
 import {
   AuthRequiredError,
+  type AuthEnvVar,
   envVarsOf,
   isTerminalAuth,
   loginPlan,
@@ -29,6 +30,7 @@ import type { PermissionPolicy } from "acp-kit/node";
 import { spawnAgent, type SpawnedAgent } from "acp-kit/node";
 import type { AgentExit } from "acp-kit/node";
 import type { TerminalOutputEvent } from "acp-kit/node";
+import { resolveChoice, type SessionChoices } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
 
 /** Options of {@link AgentController}. */
@@ -56,6 +58,8 @@ export interface ControllerOptions {
    * 120 000; `0` or `Infinity`: no limit).
    */
   readonly sessionSetupTimeoutMs?: number;
+  /** The mode and model each session opened gets (`--mode`, `--model`). */
+  readonly choices?: SessionChoices;
 }
 
 /** How the agent process ended, or why it could not be started. */
@@ -265,11 +269,63 @@ export class AgentController {
       const { sessionId } = await client.newSession({ cwd: this.options.cwd, mcpServers: [] });
       this.sessionId = sessionId;
       this.authFailure = undefined;
+      await this.applyChoices(client, sessionId);
       this.setPhase("ready");
     } catch (error) {
       if (error instanceof AuthRequiredError) return;
       throw error;
     }
+  }
+
+  /**
+   * Sets the mode and model asked for on the command line, right after a session opened
+   * (before it is ready). An unknown value is a `SessionChoiceError` naming the
+   * valid ones; nothing is sent then.
+   */
+  private async applyChoices(client: SessionClient, sessionId: string): Promise<void> {
+    const { mode, model } = this.options.choices ?? {};
+    const state = (): ReturnType<SessionStore["get"]> => this.sessions.get(sessionId);
+    if (mode !== undefined) await client.setMode(sessionId, resolveChoice(state(), "mode", mode));
+    if (model !== undefined) {
+      await client.setModel(sessionId, resolveChoice(state(), "model", model));
+    }
+  }
+
+  /**
+   * The variables of an `env_var` method that are required and not set (in the agent's
+   * launch, this process's environment, or a login of this run): the ones to ask for.
+   */
+  missingLoginVars(method: schema.AuthMethod): AuthEnvVar[] {
+    return (envVarsOf(method) ?? []).filter(
+      (v) => !v.optional && this.loginValue(v.name) === undefined,
+    );
+  }
+
+  private loginValue(name: string): string | undefined {
+    const value = this.loginEnv[name] ?? this.options.target.env?.[name] ?? process.env[name];
+    return value === undefined || value === "" ? undefined : value;
+  }
+
+  /** Whether the agent supports `logout`, or this run gave it login variables to drop. */
+  get canLogout(): boolean {
+    return this.client?.canLogout === true || Object.keys(this.loginEnv).length > 0;
+  }
+
+  /**
+   * Logs out: `logout` when the agent supports it; the variables an `env_var` login of this
+   * run gave are dropped and the agent restarted without them. Resolves with what was done
+   * (nothing: the agent cannot log out).
+   */
+  async logout(): Promise<{ readonly loggedOut: boolean; readonly dropped: readonly string[] }> {
+    const client = this.requireClient();
+    const loggedOut = client.canLogout;
+    if (loggedOut) await client.logout();
+    const dropped = Object.keys(this.loginEnv);
+    if (dropped.length > 0) {
+      this.loginEnv = {};
+      await this.restart();
+    }
+    return { loggedOut, dropped };
   }
 
   /**
@@ -315,7 +371,7 @@ export class AgentController {
       const given: Record<string, string> = {};
       const missing: string[] = [];
       for (const v of envVarsOf(method) ?? []) {
-        const value = values[v.name] ?? this.options.target.env?.[v.name] ?? process.env[v.name];
+        const value = values[v.name] ?? this.loginValue(v.name);
         if (value !== undefined && value !== "") given[v.name] = value;
         else if (!v.optional) missing.push(v.name);
       }
@@ -338,7 +394,8 @@ export class AgentController {
    * or resume is done again. Throws when the agent still asks to log in.
    */
   private async retry(failure: AuthRequiredError | undefined, restarted: boolean): Promise<void> {
-    const method = failure?.method ?? "session/new";
+    // Without a failure (a login the user asked for), an open session stays.
+    const method = failure?.method ?? (this.sessionId === undefined ? "session/new" : undefined);
     const stillRequired = (): Error => {
       const why = this.loginError === undefined ? "" : ` (${this.loginError})`;
       return new Error(`The agent still asks to log in: not logged in${why}.`);

@@ -7,6 +7,7 @@ import { describePeerError, errorDataText } from "acp-kit";
 import { ConnectionError, ErrorCodes, RequestError } from "acp-kit";
 import { AgentExitError, AgentStartupError } from "acp-kit/node";
 import type { StopReason } from "acp-kit";
+import { SessionChoiceError } from "./session-options.js";
 
 /** Every exit code the CLI uses. */
 export const ExitCodes = {
@@ -14,7 +15,10 @@ export const ExitCodes = {
   OK: 0,
   /** Something else failed (the message says what). */
   FAILURE: 1,
-  /** The command line was wrong. */
+  /**
+   * The command line was wrong (also a `--mode` or `--model` value the agent does not
+   * offer, found once the session opened).
+   */
   USAGE: 2,
   /** The agent could not be started (command not found, not executable, no initialize). */
   AGENT_START: 3,
@@ -64,6 +68,8 @@ export function exitCodeForStopReason(stopReason: StopReason): number {
 
 /** How a failure maps to an exit code and a message. */
 export function describeFailure(error: unknown): { exitCode: number; message: string } {
+  if (error instanceof SessionChoiceError)
+    return { exitCode: ExitCodes.USAGE, message: error.message };
   if (error instanceof AgentStartupError)
     return { exitCode: ExitCodes.AGENT_START, message: error.message };
   if (error instanceof ConnectionError) {
@@ -116,7 +122,7 @@ export function describeFailure(error: unknown): { exitCode: number; message: st
 export const EXIT_CODE_HELP = `Exit codes:
   0   the turn ended normally (end_turn)
   1   other failure
-  2   wrong command line
+  2   wrong command line (also a --mode or --model value the agent does not offer)
   3   the agent could not be started
   10  refusal
   11  max_tokens

@@ -13,6 +13,7 @@ import { useColor } from "./color.js";
 import { EXIT_CODE_HELP, ExitCodes } from "./exit-codes.js";
 import { plainReason } from "./live-view.js";
 import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
+import type { SessionChoices } from "./session-options.js";
 import { resolveAgentTarget, UsageError, type AgentTarget } from "./target.js";
 import { remoteTarget, withRemoteOptions, type RemoteFlags } from "./remote-target.js";
 
@@ -69,6 +70,21 @@ function positiveInteger(value: string): number {
   return n;
 }
 
+/** `--mode` and `--model`: set right after the session opens. */
+function withChoiceOptions(command: Command): Command {
+  return command
+    .option("--mode <id>", "the session's mode (an id or name the agent offers)")
+    .option("--model <id>", "the session's model (an id or name the agent offers)");
+}
+
+/** The `--mode` and `--model` values given. */
+function choicesOf(opts: ChoiceFlags): SessionChoices {
+  return {
+    ...(opts.mode === undefined ? {} : { mode: opts.mode }),
+    ...(opts.model === undefined ? {} : { model: opts.model }),
+  };
+}
+
 function withPolicyOptions(command: Command): Command {
   return command
     .option("-y, --yes", "allow every permission request")
@@ -123,13 +139,19 @@ Examples:
   acp-kit run -- node my-agent.js --flag   any command that speaks ACP on stdio
   acp-kit run --allow-reads gemini         reads are allowed; you answer the other requests
   acp-kit run --policy rules.txt codex     rules like "allow edit src/**", "deny execute *"
+  acp-kit run --mode plan --model o3 codex start in this mode, with this model
 
-Keys: Enter sends, Tab completes a slash command, Ctrl-C cancels the turn (twice: exit),
-Ctrl-T shows or hides thoughts. Slash commands: /help, /mode, /model, /config, /new, /sessions,
-/restart, /quit, and the agent's own commands.`;
+Keys: Enter sends, Tab completes a slash command (and the values of /mode, /model, /sessions),
+Ctrl-C cancels the turn (twice: exit), Ctrl-T shows or hides thoughts. Slash commands: /help,
+/mode, /model, /config, /new, /sessions, /login, /logout, /restart, /quit, and the agent's own
+commands. /mode, /model and /sessions alone open a picker (↑↓, Enter, Esc).
+An unknown --mode or --model value exits with code 2, naming the values the agent offers.`;
+
+/** `--mode` and `--model`. */
+type ChoiceFlags = { mode?: string; model?: string };
 
 /** The options of `run`. */
-type RunFlags = PolicyFlags & RemoteFlags & { cwd: string; plain?: boolean };
+type RunFlags = PolicyFlags & RemoteFlags & ChoiceFlags & { cwd: string; plain?: boolean };
 
 /** Builds the program (exported for tests). */
 export function buildProgram(): Command {
@@ -148,12 +170,13 @@ export function buildProgram(): Command {
     });
 
   withPolicyOptions(
-    withRemoteOptions(program.command("run"))
-      .description("an interactive session with an ACP agent")
-      .argument("[agent...]", "an agent name, or its command after --")
-      .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
-      .option("--plain", "print a plain transcript instead of the live view")
-      .addHelpText("after", RUN_EXAMPLES),
+    withChoiceOptions(
+      withRemoteOptions(program.command("run"))
+        .description("an interactive session with an ACP agent")
+        .argument("[agent...]", "an agent name, or its command after --")
+        .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
+        .option("--plain", "print a plain transcript instead of the live view"),
+    ).addHelpText("after", RUN_EXAMPLES),
   ).action(async (words: string[], opts: RunFlags) => {
     try {
       const target = await agentTarget(words, opts);
@@ -164,6 +187,7 @@ export function buildProgram(): Command {
         policies: policiesFromFlags(opts),
         plain: plainMode(opts.plain),
         color: useColor(process.stdout),
+        choices: choicesOf(opts),
       });
     } catch (error) {
       fail(error);
@@ -205,16 +229,17 @@ inside that directory).`,
   });
 
   withPolicyOptions(
-    withRemoteOptions(program.command("prompt"))
-      .description("one turn without interaction: prints the agent's text, or JSON events")
-      .argument("<text>", "the prompt; - reads it from stdin")
-      .argument("[agent...]", "an agent name, or its command after --")
-      .option("--json", "one JSON event per line: updates, requests and answers, the stop reason")
-      .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
-      .option("--verbose", "copy the agent's stderr to stderr")
-      .addHelpText(
-        "after",
-        `
+    withChoiceOptions(
+      withRemoteOptions(program.command("prompt"))
+        .description("one turn without interaction: prints the agent's text, or JSON events")
+        .argument("<text>", "the prompt; - reads it from stdin")
+        .argument("[agent...]", "an agent name, or its command after --")
+        .option("--json", "one JSON event per line: updates, requests and answers, the stop reason")
+        .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
+        .option("--verbose", "copy the agent's stderr to stderr"),
+    ).addHelpText(
+      "after",
+      `
 Examples:
   acp-kit prompt "What does this project do?" claude
   git diff | acp-kit prompt --json - -- node my-agent.js
@@ -222,12 +247,14 @@ Examples:
 Without a policy flag, permission requests are rejected.
 
 ${EXIT_CODE_HELP}`,
-      ),
+    ),
   ).action(
     async (
       text: string,
       words: string[],
-      opts: PolicyFlags & RemoteFlags & { json?: boolean; cwd: string; verbose?: boolean },
+      opts: PolicyFlags &
+        RemoteFlags &
+        ChoiceFlags & { json?: boolean; cwd: string; verbose?: boolean },
     ) => {
       try {
         const target = await agentTarget(words, opts);
@@ -241,6 +268,7 @@ ${EXIT_CODE_HELP}`,
           out: process.stdout,
           err: process.stderr,
           verbose: opts.verbose === true,
+          choices: choicesOf(opts),
         });
       } catch (error) {
         fail(error);

@@ -15,6 +15,7 @@ import type * as schema from "acp-kit";
 import { AgentController } from "./controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
 import { endOnSignals, signalExitCode } from "./signals.js";
+import type { SessionChoices } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
 import type { PermissionPolicy } from "acp-kit/node";
 
@@ -29,6 +30,8 @@ export interface PromptCommandOptions {
   readonly err: NodeJS.WritableStream;
   /** Forward the agent's stderr lines to `err`. */
   readonly verbose?: boolean;
+  /** The session's mode and model (`--mode`, `--model`). */
+  readonly choices?: SessionChoices;
 }
 
 /** One line of `prompt --json` output. */
@@ -124,6 +127,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
+    ...(options.choices === undefined ? {} : { choices: options.choices }),
     wrapClient: (client) =>
       wrapClient(tapRequests(client, emit), ({ sessionId, update }) => {
         emit({ type: "update", sessionId, update });

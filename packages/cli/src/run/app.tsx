@@ -29,21 +29,18 @@ import {
 } from "react";
 import type { PlanEntry } from "acp-kit";
 import type { SessionState, ThreadItem } from "acp-kit";
-import {
-  inheritStdioRunner,
-  isTerminalAuth,
-  type AgentController,
-  type AgentEnd,
-} from "../controller.js";
-import { AuthView } from "./auth-view.js";
+import type { AgentController, AgentEnd } from "../controller.js";
 import { failureText } from "../exit-codes.js";
 import { cycleMode, runClientCommand } from "./commands.js";
 import { Clamped } from "./clamped.js";
+import { CommandPicker, immediatePicker } from "./command-picker.js";
+import { LoginBox, loginMethods } from "./login-box.js";
+import { completionValues, isPickerCommand, type PickerCommand } from "./pickers.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
 import { FirstQuestion } from "./question-view.js";
 import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
-import { selectValues } from "./commands.js";
+import { selectValues } from "../session-options.js";
 import { blocksText, finishedPrefix, liveTail, tokens } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
 import type { TranscriptEntry, UiModel } from "./ui-model.js";
@@ -312,6 +309,14 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     }
   });
   const [sentInitial, setSentInitial] = useState(false);
+  // `/mode`, `/model` or `/sessions` alone: the picker open, if any.
+  const [picker, setPicker] = useState<PickerCommand | undefined>(undefined);
+  // `/login`: the chooser the user asked for. A chooser the agent's -32000 opened is left
+  // with Esc: it stays hidden for that failure (until /login, or the next failure).
+  const [loginRequested, setLoginRequested] = useState(false);
+  const [dismissedFailure, setDismissedFailure] = useState<unknown>(undefined);
+  // The agent's session ids, for Tab after `/sessions ` (listed as sessions change).
+  const [sessionIds, setSessionIds] = useState<readonly string[]>([]);
   // Prompts sent during a turn wait here (shown above the status line) and go out one by
   // one as turns end. A ref, for keys faster than renders; the state draws them.
   const queue = useRef<string[]>([]);
@@ -359,6 +364,10 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
       setQueue([...queue.current, text]);
       return;
     }
+    if (controller.phase === "auth-required" && !clientCommand) {
+      ui.notify("warn", "The agent needs a login first: /login chooses a method.");
+      return;
+    }
     // "//text" sends "/text" as it is, whatever the commands.
     if (text.startsWith("//")) {
       prompt(text.slice(1));
@@ -367,6 +376,18 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     const slash = parseSlash(text);
     if (slash !== undefined && isCommandName(slash.name)) {
       const own = slash.name.toLowerCase();
+      if (slash.args === "" && isPickerCommand(own)) {
+        if (own === "sessions" || immediatePicker(own, controller) !== undefined) {
+          setPicker(own);
+          return;
+        }
+      }
+      if (own === "login") {
+        if (loginMethods(controller).length === 0) {
+          ui.notify("info", "This agent offers no login methods.");
+        } else setLoginRequested(true);
+        return;
+      }
       if (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own)) {
         void runClientCommand(own, slash.args, controller, ui).then((result) => {
           if (result === "quit") quit();
@@ -439,7 +460,10 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
 
   // Whether a question was on the screen when these keys came: the question view answers
   // (and removes it) before this handler runs, and that Esc must not cancel the turn too.
-  const askingAtRender = ui.questions.length > 0;
+  const chooserShown =
+    loginRequested || (phase === "auth-required" && controller.authFailure !== dismissedFailure);
+  // Also a picker or the login chooser: their Esc is theirs.
+  const askingAtRender = ui.questions.length > 0 || picker !== undefined || chooserShown;
   useInput((input, key) => {
     // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
     const presses = key.ctrl && input === "c" ? 1 : countCtrlC(input);
@@ -451,7 +475,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
     if (interrupts.current !== 0) resetInterrupts();
     // Esc: with prompts queued, clears the queue; else cancels the running turn. (Not while
     // a question or the login chooser has the keys: Esc answers those.)
-    if (key.escape && !askingAtRender && controller.phase !== "auth-required") {
+    if (key.escape && !askingAtRender) {
       if (queue.current.length > 0) {
         setQueue([]);
         setHint("Queue cleared.");
@@ -483,6 +507,23 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
 
   const question = ui.questions[0];
   const live = thread.slice(settled);
+  // Keep the session ids for completion: listed once per session opened.
+  const canList = controller.client?.canList === true;
+  const listedFor = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    if (!canList || phase !== "ready" || listedFor.current === sessionId) return;
+    listedFor.current = sessionId;
+    let current = true;
+    controller.listSessions().then(
+      (sessions) => {
+        if (current) setSessionIds(sessions.map((s) => s.sessionId));
+      },
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, [canList, phase, sessionId, controller]);
   // How tall the status and input lines are (measured: a long status line or a pasted
   // block wraps), so that the live area gets the rest.
   useLayoutEffect(() => {
@@ -500,7 +541,11 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   // The rows left for the items (the margin above the status line not measured).
   const liveMax = Math.max(3, rows - bottomRows - 3);
   const liveRows = Math.max(3, liveMax - 2 - (showLivePlan ? state.plan.length + 2 : 0));
-  const inputEnabled = question === undefined && (phase === "ready" || phase === "prompting");
+  const inputEnabled =
+    question === undefined &&
+    picker === undefined &&
+    !chooserShown &&
+    (phase === "ready" || phase === "prompting" || phase === "auth-required");
   return (
     <Box flexDirection="column">
       <Static items={ui.transcript}>
@@ -530,8 +575,9 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
               <StatusLine controller={controller} state={state} />
               <InputLine
                 enabled={inputEnabled}
-                canSubmit={phase === "ready" || phase === "prompting"}
+                canSubmit={phase === "ready" || phase === "prompting" || phase === "auth-required"}
                 commands={allCommands(state?.availableCommands ?? null)}
+                values={completionValues(state, sessionIds)}
                 onSubmit={send}
                 maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
               />
@@ -549,23 +595,23 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
           ))}
           {showLivePlan ? <PlanView entries={state.plan} /> : null}
           <FirstQuestion ui={ui} sessions={controller.sessions} />
-          {phase === "auth-required" ? (
-            <AuthView
-              methods={controller.authMethods}
-              onChoose={(method) => {
-                // A terminal method hands the screen to the login command, which unmounts the
-                // view: say what happened once it is back.
-                const inTerminal = isTerminalAuth(method);
-                if (!inTerminal) ui.notify("info", `Logging in with ${method.name}…`);
-                return controller
-                  .authenticate(method, (command, args, env) =>
-                    suspend(() => inheritStdioRunner(command, args, env)),
-                  )
-                  .then(() => {
-                    if (inTerminal)
-                      ui.notify("info", `Logged in (${method.name}); agent restarted.`);
-                  })
-                  .catch((error: unknown) => ui.notify("error", failureText(error)));
+          {picker !== undefined && question === undefined ? (
+            <CommandPicker
+              command={picker}
+              controller={controller}
+              ui={ui}
+              onDone={() => setPicker(undefined)}
+            />
+          ) : null}
+          {chooserShown ? (
+            <LoginBox
+              controller={controller}
+              ui={ui}
+              suspend={suspend}
+              requested={loginRequested}
+              onDone={() => {
+                setLoginRequested(false);
+                setDismissedFailure(controller.authFailure);
               }}
             />
           ) : null}

@@ -272,7 +272,7 @@ describe("the login chooser", () => {
         onChoose={(m) => {
           chosen.push(m.id);
         }}
-        {...(onLeave === undefined ? {} : { onLeave })}
+        onLeave={onLeave ?? (() => undefined)}
       />,
       { stdout: t.stdout, stdin: t.stdin, patchConsole: false, debug: true },
     );
@@ -320,6 +320,7 @@ describe("the login chooser", () => {
           chosen.push(m.id);
           return new Promise<void>((resolve) => (fail = resolve));
         }}
+        onLeave={() => undefined}
       />,
       { stdout: t.stdout, stdin: t.stdin, patchConsole: false, debug: true },
     );

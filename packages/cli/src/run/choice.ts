@@ -93,16 +93,17 @@ export interface ChoiceHandlers {
  * and chooses. The handler reads and updates a ref, so every key of a chunk sees what the
  * key before it did; after a choice (or Esc), further keys are ignored (until the choice's
  * promise settles, if it returned one), so a second Enter in the same chunk cannot answer
- * again.
+ * again. The highlight starts at `initial` (the current value of a picker).
  */
 export function useChoice(
   count: number,
   handlers: ChoiceHandlers,
   wrap = true,
+  initial = 0,
 ): { index: number; onKey: (input: string, key: KeyPress & { shift?: boolean }) => void } {
-  const current = useRef(0);
+  const current = useRef(initial);
   const done = useRef(false);
-  const [index, setIndex] = useState(0);
+  const [index, setIndex] = useState(initial);
   const onKey = (input: string, key: KeyPress & { shift?: boolean }): void => {
     for (const k of choiceKeys(input, key)) {
       if (done.current) return;

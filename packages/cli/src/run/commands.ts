@@ -6,17 +6,9 @@
 import type { SessionConfigOption } from "acp-kit";
 import type { AgentController } from "../controller.js";
 import { failureText } from "../exit-codes.js";
+import { selectValues } from "../session-options.js";
 import { allCommands } from "./slash.js";
 import type { UiModel } from "./ui-model.js";
-
-/** The flat list of values of a select config option. */
-export function selectValues(option: SessionConfigOption): { value: string; name: string }[] {
-  if (option.type !== "select") return [];
-  const list = option.options as readonly (
-    { value: string; name: string } | { options: { value: string; name: string }[] }
-  )[];
-  return list.flatMap((entry) => ("options" in entry ? entry.options : [entry]));
-}
 
 function describeOption(option: SessionConfigOption): string {
   if (option.type === "boolean")
@@ -202,6 +194,28 @@ async function sessionsCommand(
   ui.notify("info", `${how === "loaded" ? "Loaded" : "Resumed"} session ${args}.`);
 }
 
+/**
+ * `/logout`: the agent's `logout` when it supports it; variables given at an `env_var`
+ * login of this run are dropped (the agent restarts without them).
+ */
+async function logoutCommand(controller: AgentController, ui: UiModel): Promise<void> {
+  if (!controller.canLogout) {
+    ui.notify(
+      "info",
+      "This agent does not support logout (it does not advertise auth.logout), and no login variables were given in this run.",
+    );
+    return;
+  }
+  const { loggedOut, dropped } = await controller.logout();
+  const parts = [
+    ...(loggedOut ? ["Logged out."] : []),
+    ...(dropped.length > 0
+      ? [`Dropped ${dropped.join(", ")} (given at the login); the agent restarted without them.`]
+      : []),
+  ];
+  ui.notify("info", parts.join(" "));
+}
+
 function help(controller: AgentController, ui: UiModel): void {
   const lines = allCommands(controller.state?.availableCommands ?? null).map(
     (c) =>
@@ -212,6 +226,7 @@ function help(controller: AgentController, ui: UiModel): void {
     [
       ...lines,
       "",
+      "/mode, /model and /sessions alone open a picker (↑↓ move · Enter choose · Esc leave); Tab after them completes their values.",
       "Keys: Enter send (during a turn: queue) · Tab complete · ↑↓ history · Esc cancel the turn (with prompts queued: clear the queue) · Shift-Tab next mode · Ctrl-C cancel (twice: exit) · Ctrl-T thoughts",
     ].join("\n"),
   );
@@ -246,6 +261,9 @@ export async function runClientCommand(
       case "new":
         await controller.openSession();
         ui.notify("info", `New session ${controller.sessionId ?? ""}.`);
+        return;
+      case "logout":
+        await logoutCommand(controller, ui);
         return;
       case "restart":
         ui.notify("info", "Restarting the agent…");

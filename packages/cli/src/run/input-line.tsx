@@ -1,13 +1,13 @@
 /**
- * The input line: editing (see `line-editor.ts`), history (↑/↓), slash-command completion
- * (Tab, again for the next match) and multi-line pastes.
+ * The input line: editing (see `line-editor.ts`), history (↑/↓), completion of slash
+ * commands and of the values of some (Tab, again for the next match) and multi-line pastes.
  *
  * @module
  */
 import { Box, Text, useInput } from "ink";
 import { useRef, useState, type ReactNode } from "react";
 import { EMPTY_LINE, editLine, type LineState } from "./line-editor.js";
-import { completions, type SlashCommand } from "./slash.js";
+import { completeLine, completions, valueCompletions, type SlashCommand } from "./slash.js";
 
 /** Props of {@link InputLine}. */
 export interface InputLineProps {
@@ -17,6 +17,8 @@ export interface InputLineProps {
   readonly canSubmit: boolean;
   /** Commands offered for completion. */
   readonly commands: readonly SlashCommand[];
+  /** Values completed after a command and a space (`/mode ` → the mode ids), by command. */
+  readonly values?: Readonly<Record<string, readonly string[] | undefined>>;
   /** Called with the text when Enter is pressed. */
   readonly onSubmit: (text: string) => void;
   /** The most lines of a multi-line text shown at once (around the cursor). */
@@ -50,6 +52,7 @@ export function InputLine({
   commands,
   onSubmit,
   maxLines = 8,
+  values = {},
 }: InputLineProps): ReactNode {
   // Keys can arrive faster than React renders (a pasted line, or text and Enter sent
   // together by a terminal multiplexer), so the handler works on a ref that changes at
@@ -58,6 +61,7 @@ export function InputLine({
   const current = useRef<LineState>(EMPTY_LINE);
   const history = useRef<string[]>([]);
   const suggestions = completions(line.text, commands).slice(0, 6);
+  const valueSuggestions = valueCompletions(line.text, values)?.values.slice(0, 6) ?? [];
 
   useInput(
     (input, key) => {
@@ -67,7 +71,7 @@ export function InputLine({
       const { state, submit } = editLine(current.current, input, key, {
         history: history.current,
         canSubmit,
-        complete: (text) => completions(text, commands).map((c) => c.name),
+        complete: (text) => completeLine(text, commands, values),
       });
       current.current = state;
       setLineState(state);
@@ -102,6 +106,14 @@ export function InputLine({
             <Text key={c.name} dimColor>
               {"  "}/{c.name}
               {c.hint === undefined ? "" : ` ${c.hint}`} — {c.description}
+            </Text>
+          ))
+        : null}
+      {enabled
+        ? valueSuggestions.map((value) => (
+            <Text key={value} dimColor>
+              {"  "}
+              {value}
             </Text>
           ))
         : null}

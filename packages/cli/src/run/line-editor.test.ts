@@ -11,7 +11,9 @@ const context = (over: Partial<EditContext> = {}): EditContext => ({
   history: [],
   canSubmit: true,
   complete: (text) =>
-    ["mode", "model", "new"].filter((n) => text.startsWith("/") && n.startsWith(text.slice(1))),
+    ["mode", "model", "new"]
+      .filter((n) => text.startsWith("/") && n.startsWith(text.slice(1)))
+      .map((n) => `/${n} `),
   ...over,
 });
 
@@ -94,8 +96,20 @@ describe("editLine", () => {
     const once = run(["/mo", ["", { tab: true }]]).state;
     expect(once.text).toBe("/mode ");
     expect(run([["", { tab: true }]], context(), once).state.text).toBe("/model ");
-    expect(run(["/sh\t"], context({ complete: () => ["shout"] })).state.text).toBe("/shout ");
+    expect(run(["/sh\t"], context({ complete: () => ["/shout "] })).state.text).toBe("/shout ");
     expect(run(["/zz", ["", { tab: true }]]).state.text).toBe("/zz");
+  });
+
+  it("completes a command's values: the lines offered replace the line", () => {
+    const values = context({
+      complete: (text) =>
+        ["ask", "code"].filter((v) => `/mode ${v}`.startsWith(text)).map((v) => `/mode ${v}`),
+    });
+    const first = run(["/mode ", ["", { tab: true }]], values).state;
+    expect(first.text).toBe("/mode ask");
+    expect(first.cursor).toBe("/mode ask".length);
+    expect(run([["", { tab: true }]], values, first).state.text).toBe("/mode code");
+    expect(run(["/mode c\t"], values).state.text).toBe("/mode code");
   });
 
   it("browses the history and gives the draft back", () => {

@@ -1,7 +1,7 @@
 /**
  * The editing of the input line, as pure functions over its state: a cursor, the usual
  * terminal keys (←/→, Home/End, Ctrl-A/E/U/K/W, Backspace), history with the draft kept,
- * Tab cycling through slash-command completions, and pastes (several lines arrive at
+ * Tab cycling through completions (slash commands, and the values of some), and pastes (several lines arrive at
  * once and are kept, not sent line by line).
  *
  * Keys reach it as Ink reports them; a chunk of raw input that holds several keys (a
@@ -36,8 +36,8 @@ export interface LineState {
   readonly back: number;
   /** The line being written, kept while the history is browsed. */
   readonly draft: string;
-  /** Tab cycling: the completions offered and the one shown, while Tab is pressed. */
-  readonly cycle?: { readonly names: readonly string[]; readonly index: number } | undefined;
+  /** Tab cycling: the completed lines offered and the one shown, while Tab is pressed. */
+  readonly cycle?: { readonly lines: readonly string[]; readonly index: number } | undefined;
 }
 
 /** An empty line. */
@@ -54,7 +54,10 @@ export interface EditResult {
 export interface EditContext {
   /** Sent lines, oldest first. */
   readonly history: readonly string[];
-  /** The names of the commands completing what is typed (`/mo` → mode, model). */
+  /**
+   * The lines completing what is typed, each replacing the whole line (`/mo` → `/mode `,
+   * `/model `; `/mode c` → `/mode code`).
+   */
   readonly complete: (text: string) => readonly string[];
   /** Whether Enter sends now (not while a turn runs). */
   readonly canSubmit: boolean;
@@ -107,16 +110,15 @@ function browse(state: LineState, delta: number, history: readonly string[]): Li
 }
 
 function complete(state: LineState, context: EditContext): LineState {
-  if (state.cycle !== undefined && state.cycle.names.length > 0) {
-    const index = (state.cycle.index + 1) % state.cycle.names.length;
-    const text = `/${state.cycle.names[index] ?? ""} `;
-    return { ...state, text, cursor: text.length, cycle: { names: state.cycle.names, index } };
+  if (state.cycle !== undefined && state.cycle.lines.length > 0) {
+    const index = (state.cycle.index + 1) % state.cycle.lines.length;
+    const text = state.cycle.lines[index] ?? "";
+    return { ...state, text, cursor: text.length, cycle: { lines: state.cycle.lines, index } };
   }
-  const names = context.complete(state.text);
-  const first = names[0];
+  const lines = context.complete(state.text);
+  const first = lines[0];
   if (first === undefined) return state;
-  const text = `/${first} `;
-  return { ...state, text, cursor: text.length, cycle: { names, index: 0 } };
+  return { ...state, text: first, cursor: first.length, cycle: { lines, index: 0 } };
 }
 
 function enter(state: LineState, context: EditContext): EditResult {

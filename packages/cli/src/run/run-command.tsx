@@ -11,6 +11,7 @@ import type { PermissionPolicy } from "acp-kit/node";
 import { AgentController } from "../controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
 import { endOnSignals, signalExitCode } from "../signals.js";
+import type { SessionChoices } from "../session-options.js";
 import type { AgentTarget } from "../target.js";
 import { PlainTranscript } from "./plain-transcript.js";
 import { UiModel } from "./ui-model.js";
@@ -29,6 +30,8 @@ export interface RunOptions {
   readonly scriptedPrompts?: readonly string[];
   /** Printed before anything else. */
   readonly banner?: string;
+  /** The mode and model each session gets (`--mode`, `--model`). */
+  readonly choices?: SessionChoices;
 }
 
 /** Runs the command; resolves with the exit code. */
@@ -59,6 +62,7 @@ async function runLive(options: RunOptions): Promise<number> {
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
+    ...(options.choices === undefined ? {} : { choices: options.choices }),
     askPermission: ui.askPermission,
     onTerminalOutput: ui.onTerminalOutput,
   });
@@ -142,6 +146,7 @@ async function runPlain(options: RunOptions): Promise<number> {
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
+    ...(options.choices === undefined ? {} : { choices: options.choices }),
     wrapClient: (client) => ({
       ...client,
       requestPermission: async (params, context) => {

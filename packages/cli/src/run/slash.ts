@@ -1,6 +1,6 @@
 /**
  * Slash commands: the client's own (`/help`, `/mode`, `/model`, `/config`, `/sessions`,
- * `/restart`, `/quit`) and the agent's (from `available_commands_update`), with
+ * `/login`, `/logout`, `/restart`, `/quit`) and the agent's (from `available_commands_update`), with
  * completion.
  *
  * @module
@@ -22,13 +22,13 @@ export const CLIENT_COMMANDS: readonly SlashCommand[] = [
   { name: "help", description: "list the commands and keys", source: "client" },
   {
     name: "mode",
-    description: "show or switch the session's mode",
+    description: "switch the session's mode (alone: a picker)",
     hint: "[mode]",
     source: "client",
   },
   {
     name: "model",
-    description: "show or switch the model (a config option)",
+    description: "switch the model (alone: a picker)",
     hint: "[value]",
     source: "client",
   },
@@ -41,8 +41,14 @@ export const CLIENT_COMMANDS: readonly SlashCommand[] = [
   { name: "new", description: "start a new session with the same agent", source: "client" },
   {
     name: "sessions",
-    description: "list sessions, or load/resume one",
+    description: "load or resume a session (alone: a picker)",
     hint: "[session id]",
+    source: "client",
+  },
+  { name: "login", description: "log in with one of the agent's methods", source: "client" },
+  {
+    name: "logout",
+    description: "log out (the agent's logout; drops variables given at a login)",
     source: "client",
   },
   { name: "restart", description: "restart the agent", source: "client" },
@@ -89,6 +95,37 @@ export function completions(input: string, commands: readonly SlashCommand[]): S
   if (!input.startsWith("/") || input.includes(" ")) return [];
   const typed = input.slice(1);
   return commands.filter((c) => c.name.startsWith(typed) && c.name !== typed);
+}
+
+/**
+ * The values of a command matching what was typed after it (`/mode c` → `code`), from
+ * `values` (by command name); none when the line is not `/name partial`.
+ */
+export function valueCompletions(
+  input: string,
+  values: Readonly<Record<string, readonly string[] | undefined>>,
+): { command: string; values: string[] } | undefined {
+  const match = /^\/(\S+) (\S*)$/.exec(input);
+  if (match === null) return undefined;
+  const command = match[1] ?? "";
+  const typed = match[2] ?? "";
+  const list = values[command];
+  if (list === undefined) return undefined;
+  return { command, values: list.filter((v) => v.startsWith(typed) && v !== typed) };
+}
+
+/**
+ * The lines Tab offers for what was typed: a command's name (`/mo` → `/mode `), or one of
+ * its values (`/mode c` → `/mode code`).
+ */
+export function completeLine(
+  input: string,
+  commands: readonly SlashCommand[],
+  values: Readonly<Record<string, readonly string[] | undefined>>,
+): string[] {
+  const byValue = valueCompletions(input, values);
+  if (byValue !== undefined) return byValue.values.map((v) => `/${byValue.command} ${v}`);
+  return completions(input, commands).map((c) => `/${c.name} `);
 }
 
 /** Splits `/name rest of line` into name and argument text. */

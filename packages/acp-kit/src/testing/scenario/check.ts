@@ -63,9 +63,9 @@ export class Checker {
   }
 
   /** True for a boolean. */
-  boolean(value: unknown, path: string): value is boolean {
+  boolean(value: unknown, path: string, expected = "true or false"): value is boolean {
     if (typeof value === "boolean") return true;
-    return this.fail(path, `is ${describe(value)}`, "true or false");
+    return this.fail(path, `is ${describe(value)}`, expected);
   }
 
   /** True for an array. */

@@ -64,9 +64,12 @@ export interface ScenarioAgent {
   readonly authMethods?: readonly schema.AuthMethod[];
   /**
    * When true, `session/new`, `load`, `resume` and `list` answer `-32000` until the client
-   * calls `authenticate` with one of `authMethods` (and again after `logout`).
+   * calls `authenticate` with one of `authMethods` (and again after `logout`). With
+   * `"prompt"`, sessions open, and `session/prompt` answers `-32000` instead (as Claude's
+   * adapter does). `authenticate` with an `env_var` method fails (`-32603`, naming the
+   * variables) unless the agent's environment sets each variable it requires.
    */
-  readonly requiresAuth?: boolean;
+  readonly requiresAuth?: boolean | "prompt";
   /** How many sessions one `session/list` page holds. Default 50. */
   readonly listPageSize?: number;
 }

@@ -40,13 +40,15 @@ export function checkAgent(agent: unknown, checker: Checker): void {
       checker.protocol("AuthMethod", method, join("agent.authMethods", index)),
     );
   }
+  const requiresAuth = agent.requiresAuth;
   if (
-    agent.requiresAuth !== undefined &&
-    checker.boolean(agent.requiresAuth, "agent.requiresAuth")
+    requiresAuth !== undefined &&
+    (requiresAuth === "prompt" ||
+      checker.boolean(requiresAuth, "agent.requiresAuth", 'true, false or "prompt"'))
   ) {
     const usable =
       Array.isArray(methods) && methods.some((m) => isPlainObject(m) && m.type !== "terminal");
-    if (agent.requiresAuth && !usable) {
+    if (requiresAuth !== false && !usable) {
       checker.fail(
         "agent.requiresAuth",
         "is true but no auth method can be used with authenticate",

@@ -85,6 +85,7 @@ export async function runScriptedAgentCli(
   }
   const connection = runScriptedAgent(scenario, agentStdioStream(), {
     delayScale: args.delayScale,
+    env: process.env,
   });
   await connection.closed;
   return 0;

@@ -24,6 +24,11 @@ export interface ScriptedAgentOptions {
   readonly delayScale?: number;
   /** Where the agent's turns report what they drop. Default: silent. */
   readonly logger?: Logger;
+  /**
+   * The agent's environment variables, which `authenticate` with an `env_var` method
+   * requires (the program passes its own). Default: none.
+   */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**

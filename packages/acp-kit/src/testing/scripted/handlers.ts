@@ -7,6 +7,7 @@
 import { AgentKit } from "../../agent/agent-kit.js";
 import { sessionNotFound } from "../../agent/session-registry.js";
 import { RequestError } from "../../jsonrpc/errors.js";
+import { envVarsOf } from "../../session/auth.js";
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { RequestContext } from "../../peer/agent.js";
 import type { AgentSideConnection } from "../../peer/agent-side-connection.js";
@@ -31,14 +32,21 @@ export class ScriptedHandlers {
   private readonly store: ScriptedSessionStore;
   private readonly kit: AgentKit<ScriptedSession>;
   private readonly env: TurnEnvironment;
+  /** The agent's environment variables (what `env_var` logins look for). */
+  private readonly environment: Readonly<Record<string, string | undefined>>;
   private client: schema.ClientCapabilities = {};
   private authenticated = false;
 
   constructor(
     private readonly connection: AgentSideConnection,
     private readonly scenario: Scenario,
-    options: { readonly delayScale?: number; readonly logger?: Logger },
+    options: {
+      readonly delayScale?: number;
+      readonly logger?: Logger;
+      readonly env?: Readonly<Record<string, string | undefined>>;
+    },
   ) {
+    this.environment = options.env ?? {};
     this.setup = scenario.agent ?? {};
     this.capabilities = this.setup.capabilities ?? DEFAULT_SCRIPTED_CAPABILITIES;
     this.store = new ScriptedSessionStore(scenario);
@@ -77,6 +85,14 @@ export class ScriptedHandlers {
         { methodId: params.methodId },
         "unknown authentication method",
       );
+    }
+    // An env_var method logs in only when the agent was started with its variables (as
+    // Codex answers "CODEX_API_KEY is not set").
+    const missing = (envVarsOf(method) ?? [])
+      .filter((v) => !v.optional && (this.environment[v.name] ?? "") === "")
+      .map((v) => v.name);
+    if (missing.length > 0) {
+      throw RequestError.internalError(`${missing.join(", ")} is not set`);
     }
     this.authenticated = true;
   }
@@ -147,6 +163,9 @@ export class ScriptedHandlers {
   }
 
   prompt(params: schema.PromptRequest, context?: RequestContext): Promise<schema.PromptResponse> {
+    if (this.setup.requiresAuth === "prompt" && !this.authenticated) {
+      throw RequestError.authRequired({ details: "not logged in" });
+    }
     checkPrompt(params, this.capabilities.promptCapabilities);
     return this.kit.prompt(params, context, (turn) => runPromptTurn(turn, this.scenario, this.env));
   }

@@ -1,0 +1,89 @@
+/**
+ * What the pickers of `/mode`, `/model` and `/sessions` offer, and the values the input
+ * line completes after those commands.
+ *
+ * @module
+ */
+import type { SessionInfo, SessionState } from "acp-kit";
+import { sessionChoices } from "../session-options.js";
+import type { PickerSpec } from "./option-picker.js";
+
+/** The commands that open a picker when typed without an argument. */
+export const PICKER_COMMANDS = ["mode", "model", "sessions"] as const;
+
+/** One of {@link PICKER_COMMANDS}. */
+export type PickerCommand = (typeof PICKER_COMMANDS)[number];
+
+/** Whether `/name` alone opens a picker. */
+export function isPickerCommand(name: string): name is PickerCommand {
+  return (PICKER_COMMANDS as readonly string[]).includes(name);
+}
+
+/**
+ * The picker of the session's modes or models, the current one first highlighted;
+ * undefined when the agent offers no such choice.
+ */
+export function choicePicker(
+  state: SessionState | undefined,
+  kind: "mode" | "model",
+): PickerSpec | undefined {
+  const choices = sessionChoices(state, kind);
+  if (choices === undefined || choices.values.length === 0) return undefined;
+  return {
+    title: kind === "mode" ? "Mode" : "Model",
+    items: choices.values.map((v) => ({
+      value: v.id,
+      label: v.name === v.id ? v.id : `${v.name} (${v.id})`,
+      ...(v.description === undefined ? {} : { detail: v.description }),
+    })),
+    current: choices.values.findIndex((v) => v.id === choices.current),
+  };
+}
+
+/** How long ago `iso` was, in a few characters (`5m`, `3h`, `2d`); "" when unknown. */
+export function age(iso: string | null | undefined, now = Date.now()): string {
+  if (iso == null) return "";
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return "";
+  const seconds = Math.max(0, Math.round((now - then) / 1000));
+  if (seconds < 60) return `${seconds}s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
+  return `${Math.floor(seconds / 86_400)}d ago`;
+}
+
+/** The picker of the agent's sessions (title or id, age), the open one first highlighted. */
+export function sessionsPicker(
+  sessions: readonly SessionInfo[],
+  currentId: string | undefined,
+  now = Date.now(),
+): PickerSpec {
+  return {
+    title: "Sessions (Enter loads or resumes one)",
+    items: sessions.map((s) => {
+      const title = s.title == null || s.title === "" ? undefined : s.title;
+      const when = age(s.updatedAt, now);
+      return {
+        value: s.sessionId,
+        label: title ?? s.sessionId,
+        detail: [title === undefined ? "" : s.sessionId, when].filter((p) => p !== "").join(" · "),
+      };
+    }),
+    current: sessions.findIndex((s) => s.sessionId === currentId),
+  };
+}
+
+/**
+ * The values the input line completes after `/mode `, `/model ` and `/sessions `: the
+ * session's mode and model ids, and the session ids known (from the last list).
+ */
+export function completionValues(
+  state: SessionState | undefined,
+  sessionIds: readonly string[],
+): Readonly<Partial<Record<PickerCommand, readonly string[]>>> {
+  return {
+    mode: sessionChoices(state, "mode")?.values.map((v) => v.id) ?? [],
+    model: sessionChoices(state, "model")?.values.map((v) => v.id) ?? [],
+    sessions: sessionIds,
+  };
+}
