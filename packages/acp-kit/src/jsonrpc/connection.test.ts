@@ -4,6 +4,7 @@ import { JsonRpcConnection } from "./connection.js";
 import type { NotificationRoute, RequestRoute, Router } from "./dispatch.js";
 import { ConnectionError, RequestError } from "./errors.js";
 import type { LogFields } from "./logger.js";
+import type { Transport, TransportSink } from "../transport/transport.js";
 
 function router(
   requests: Record<string, RequestRoute>,
@@ -559,5 +560,87 @@ describe("JsonRpcConnection: logging", () => {
     for (let i = 0; i < 4; i++) await peer.next();
     expect(lines.length).toBeGreaterThan(2);
     expect(lines.join("\n")).not.toContain(secret);
+  });
+});
+
+/** A transport whose output backs up on demand: `send` then returns a wait until `drain()`. */
+function backedUpTransport() {
+  const sent: Record<string, unknown>[] = [];
+  let sink: TransportSink | undefined;
+  let backedUp = false;
+  let release: (() => void) | undefined;
+  const transport: Transport = {
+    start: (s) => void (sink = s),
+    send(message) {
+      sent.push(message as Record<string, unknown>);
+      if (!backedUp) return;
+      return new Promise<void>((resolve) => (release = resolve));
+    },
+    close: () => Promise.resolve(),
+  };
+  return {
+    transport,
+    sent,
+    backUp: () => void (backedUp = true),
+    drain: () => {
+      backedUp = false;
+      release?.();
+    },
+    deliver: (message: object) => sink?.message(message),
+  };
+}
+
+describe("JsonRpcConnection: our output backed up", () => {
+  it("an answer waits behind the notifications its handler sent before it", async () => {
+    const wire = backedUpTransport();
+    const connection: JsonRpcConnection = new JsonRpcConnection(
+      wire.transport,
+      router({
+        turn: {
+          handle: () => {
+            wire.backUp();
+            for (let i = 0; i < 3; i++) void connection.notify("update", { i });
+            return { done: true };
+          },
+        },
+      }),
+    );
+    void wire.deliver({ jsonrpc: "2.0", id: 1, method: "turn" });
+    await tick(5);
+    wire.drain();
+    await tick(5);
+    expect(wire.sent.map((m) => m.method ?? `answer ${String(m.id)}`)).toEqual([
+      "update",
+      "update",
+      "update",
+      "answer 1",
+    ]);
+  });
+
+  it("close() hands what was held to the transport; an awaited notify is not lost", async () => {
+    const wire = backedUpTransport();
+    const connection = new JsonRpcConnection(wire.transport, router({}));
+    wire.backUp();
+    void connection.notify("first");
+    const second = connection.notify("second");
+    const request = connection.request("never-sent").catch((e: unknown) => e);
+    expect(wire.sent.map((m) => m.method)).toEqual(["first"]);
+    connection.close();
+    await second;
+    expect(await request).toBeInstanceOf(ConnectionError);
+    expect(wire.sent.map((m) => m.method)).toEqual(["first", "second"]);
+  });
+
+  it("a held request that times out is not cancelled on the wire (the peer never saw it)", async () => {
+    const wire = backedUpTransport();
+    const connection = new JsonRpcConnection(wire.transport, router({}));
+    wire.backUp();
+    void connection.notify("first");
+    const error = await connection.request("slow", {}, { timeoutMs: 10 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "timeout" });
+    wire.drain();
+    await tick(5);
+    expect(wire.sent.map((m) => m.method)).toEqual(["first"]);
+    connection.close();
   });
 });

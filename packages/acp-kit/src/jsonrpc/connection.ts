@@ -63,14 +63,16 @@ export interface SendRequestOptions {
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
-const NOOP = (): void => undefined;
-
-/** One of our sends waiting for the output to drain. */
+/**
+ * One of our sends waiting for the output to drain. Held sends go out in order when it
+ * drained, or are handed to the transport when the connection closes (its close flushes
+ * them; a held request is rejected by the close instead).
+ */
 interface HeldSend {
   /** Sends it now. */
   run(): void;
-  /** The connection closed first. */
-  drop(): void;
+  /** The request id, for a held request. */
+  readonly requestId?: number;
 }
 
 /** The longest delay timers support (about 24.8 days); longer ones would fire at once. */
@@ -244,7 +246,7 @@ export class JsonRpcConnection {
               request.fail(error);
             }
           },
-          drop: NOOP, // the close rejects it
+          requestId: id,
         });
       } else {
         try {
@@ -301,7 +303,6 @@ export class JsonRpcConnection {
               reject(error);
             }
           },
-          drop: resolve,
         });
       });
     }
@@ -382,9 +383,17 @@ export class JsonRpcConnection {
     const error = this.lifecycle.close(cause, detail, (closeError) => {
       this.inbox.clear();
       this.pending.failAll(closeError);
+      // What waited for the output goes to the transport, whose close flushes it (a
+      // notification awaited before `close()` is not lost); held requests reject above.
       const held = this.held;
       this.held = [];
-      for (const send of held) send.drop();
+      for (const send of held) {
+        try {
+          send.run();
+        } catch (error) {
+          this.logger.debug?.("A held message could not be sent at close", { error });
+        }
+      }
       this.dispatcher.abortAll(closeError);
     });
     if (error === undefined) return;
@@ -399,6 +408,12 @@ export class JsonRpcConnection {
     const request = this.pending.take(id);
     if (request === undefined) return;
     request.fail(error);
+    // A request still held back never reached the peer: nothing to cancel there.
+    const held = this.held.findIndex((send) => send.requestId === id);
+    if (held >= 0) {
+      this.held.splice(held, 1);
+      return;
+    }
     void this.notify(CANCEL_REQUEST_METHOD, { requestId: id });
   }
 
@@ -413,9 +428,19 @@ export class JsonRpcConnection {
     request.settleWith(message);
   }
 
+  /**
+   * Sends an answer; false when it cannot be serialised. While our own sends are held,
+   * the answer waits behind them: a response must not overtake the notifications its
+   * handler sent before it (the updates of a prompt turn, before the turn's answer).
+   */
   private trySend(message: object): boolean {
     try {
-      void this.sendNow(message);
+      if (this.held.length === 0) {
+        void this.sendNow(message);
+        return true;
+      }
+      JSON.stringify(message); // fails now, as it would when sent, so that the caller can fall back
+      this.held.push({ run: () => void this.sendNow(message) });
       return true;
     } catch {
       return false;
