@@ -12,7 +12,7 @@ import type { RequestContext } from "../../peer/agent.js";
 import type { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type * as schema from "../../schema/types.gen.js";
 import { VERSION } from "../../version.js";
-import type { Scenario } from "../scenario/types.js";
+import type { Scenario, ScenarioSession } from "../scenario/types.js";
 import { checkPrompt, runPromptTurn, setConfigOption } from "./prompt.js";
 import type { TurnEnvironment } from "./runner.js";
 import { ScriptedSessionStore, visibleConfigOptions, type ScriptedSession } from "./sessions.js";
@@ -33,12 +33,18 @@ export class ScriptedHandlers {
   private readonly env: TurnEnvironment;
   private client: schema.ClientCapabilities = {};
   private authenticated = false;
+  private readonly onSessionsChange: ((sessions: ScenarioSession[]) => void) | undefined;
 
   constructor(
     private readonly connection: AgentSideConnection,
     private readonly scenario: Scenario,
-    options: { readonly delayScale?: number; readonly logger?: Logger },
+    options: {
+      readonly delayScale?: number;
+      readonly logger?: Logger;
+      readonly onSessionsChange?: (sessions: ScenarioSession[]) => void;
+    },
   ) {
+    this.onSessionsChange = options.onSessionsChange;
     this.setup = scenario.agent ?? {};
     this.capabilities = this.setup.capabilities ?? DEFAULT_SCRIPTED_CAPABILITIES;
     this.store = new ScriptedSessionStore(scenario);
@@ -88,7 +94,9 @@ export class ScriptedHandlers {
   newSession(params: schema.NewSessionRequest): schema.NewSessionResponse {
     this.gate();
     const session = this.store.create(params.cwd);
-    return { sessionId: session.sessionId, ...this.activate(session, params.cwd) };
+    const result = { sessionId: session.sessionId, ...this.activate(session, params.cwd) };
+    this.onSessionsChange?.(this.store.snapshot());
+    return result;
   }
 
   async loadSession(params: schema.LoadSessionRequest): Promise<schema.LoadSessionResponse> {
@@ -148,7 +156,10 @@ export class ScriptedHandlers {
 
   prompt(params: schema.PromptRequest, context?: RequestContext): Promise<schema.PromptResponse> {
     checkPrompt(params, this.capabilities.promptCapabilities);
-    return this.kit.prompt(params, context, (turn) => runPromptTurn(turn, this.scenario, this.env));
+    const turn = this.kit.prompt(params, context, (t) => runPromptTurn(t, this.scenario, this.env));
+    if (this.onSessionsChange === undefined) return turn;
+    const tell = (): void => this.onSessionsChange?.(this.store.snapshot());
+    return turn.finally(tell);
   }
 
   cancel(params: schema.CancelNotification): void {
