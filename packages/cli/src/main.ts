@@ -129,7 +129,40 @@ Ctrl-T shows or hides thoughts. Slash commands: /help, /mode, /model, /config, /
 /restart, /quit, and the agent's own commands.`;
 
 /** The options of `run`. */
-type RunFlags = PolicyFlags & RemoteFlags & { cwd: string; plain?: boolean };
+type RunFlags = PolicyFlags &
+  RemoteFlags & { cwd: string; plain?: boolean; resume?: string | true };
+
+/**
+ * The session store, and how this agent in this directory is named on a `run` command
+ * line (for the command that resumes a session).
+ */
+async function sessionMemory(
+  target: AgentTarget,
+  words: readonly string[],
+  opts: RemoteFlags & { cwd: string },
+): Promise<import("./session-memory.js").SessionMemory> {
+  const { RecentSessions, agentKey } = await import("./recent-sessions.js");
+  const cwd = opts.cwd === process.cwd() ? [] : ["--cwd", opts.cwd];
+  let runArgs: string[];
+  if (opts.url !== undefined) {
+    runArgs = [
+      ...cwd,
+      "--url",
+      opts.url,
+      ...(opts.tokenEnv === undefined ? [] : ["--token-env", opts.tokenEnv]),
+      ...(opts.remoteFs === true ? ["--remote-fs"] : []),
+      ...(opts.remoteTerminal === true ? ["--remote-terminal"] : []),
+    ];
+  } else if (words[0] === "--" || process.argv.includes("--")) {
+    runArgs = [...cwd, "--", ...(words[0] === "--" ? words.slice(1) : words)];
+  } else runArgs = [...words, ...cwd];
+  return {
+    store: new RecentSessions({ warn: (m) => process.stderr.write(`acp-kit: ${m}\n`) }),
+    agent: agentKey(target.label),
+    cwd: opts.cwd,
+    runArgs,
+  };
+}
 
 /** Builds the program (exported for tests). */
 export function buildProgram(): Command {
@@ -153,10 +186,20 @@ export function buildProgram(): Command {
       .argument("[agent...]", "an agent name, or its command after --")
       .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
       .option("--plain", "print a plain transcript instead of the live view")
+      .option(
+        "--resume [id]",
+        "open an earlier session: its id, a start of it, or its name; without one, choose among the recent ones",
+      )
       .addHelpText("after", RUN_EXAMPLES),
   ).action(async (words: string[], opts: RunFlags) => {
     try {
+      // `run --resume claude`: an agent is needed, so the word is the agent, not an id.
+      if (typeof opts.resume === "string" && words.length === 0) {
+        words = [opts.resume];
+        opts = { ...opts, resume: true };
+      }
       const target = await agentTarget(words, opts);
+      const memory = await sessionMemory(target, words, opts);
       const { runInteractive } = await import("./run/run-command.js");
       process.exitCode = await runInteractive({
         target,
@@ -164,6 +207,7 @@ export function buildProgram(): Command {
         policies: policiesFromFlags(opts),
         plain: plainMode(opts.plain),
         color: useColor(process.stdout),
+        sessions: { memory, ...(opts.resume === undefined ? {} : { resume: opts.resume }) },
       });
     } catch (error) {
       fail(error);
@@ -212,11 +256,17 @@ inside that directory).`,
       .option("--json", "one JSON event per line: updates, requests and answers, the stop reason")
       .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
       .option("--verbose", "copy the agent's stderr to stderr")
+      .option(
+        "--session <name>",
+        "send to the session of this name (for this agent and directory); it is opened and named the first time",
+      )
+      .option("--continue", "send to the most recent session of this agent in this directory")
       .addHelpText(
         "after",
         `
 Examples:
   acp-kit prompt "What does this project do?" claude
+  acp-kit prompt --session review "Now look at the tests" claude
   git diff | acp-kit prompt --json - -- node my-agent.js
 
 Without a policy flag, permission requests are rejected.
@@ -227,10 +277,21 @@ ${EXIT_CODE_HELP}`,
     async (
       text: string,
       words: string[],
-      opts: PolicyFlags & RemoteFlags & { json?: boolean; cwd: string; verbose?: boolean },
+      opts: PolicyFlags &
+        RemoteFlags & {
+          json?: boolean;
+          cwd: string;
+          verbose?: boolean;
+          session?: string;
+          continue?: boolean;
+        },
     ) => {
       try {
+        if (opts.session !== undefined && opts.continue === true) {
+          throw new UsageError("Give --session NAME or --continue, not both.");
+        }
         const target = await agentTarget(words, opts);
+        const memory = await sessionMemory(target, words, opts);
         const { runPromptCommand } = await import("./prompt-command.js");
         process.exitCode = await runPromptCommand({
           text: await promptText(text),
@@ -241,6 +302,11 @@ ${EXIT_CODE_HELP}`,
           out: process.stdout,
           err: process.stderr,
           verbose: opts.verbose === true,
+          sessions: {
+            memory,
+            ...(opts.session === undefined ? {} : { name: opts.session }),
+            ...(opts.continue === true ? { continue: true } : {}),
+          },
         });
       } catch (error) {
         fail(error);
