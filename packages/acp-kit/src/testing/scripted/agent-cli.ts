@@ -117,16 +117,17 @@ export async function loadScenarioFile(file: string): Promise<Scenario> {
   return parseScenario(text, file);
 }
 
-/** The scenario with the sessions a previous run kept in `file` (if it exists) added. */
+/**
+ * The scenario with the sessions a previous run kept in `file` (if it exists): they replace
+ * the declared sessions of the same id (they are those sessions later on).
+ */
 async function withKeptSessions(scenario: Scenario, file: string): Promise<Scenario> {
   if (!existsSync(file)) return scenario;
-  const kept = JSON.parse(await readFile(file, "utf8")) as { sessions?: ScenarioSession[] };
-  const declared = new Set((scenario.sessions ?? []).map((s) => s.sessionId));
-  const extra = (kept.sessions ?? []).filter((s) => !declared.has(s.sessionId));
-  return parseScenario(
-    JSON.stringify({ ...scenario, sessions: [...(scenario.sessions ?? []), ...extra] }),
-    file,
-  );
+  const kept =
+    (JSON.parse(await readFile(file, "utf8")) as { sessions?: ScenarioSession[] }).sessions ?? [];
+  const keptIds = new Set(kept.map((s) => s.sessionId));
+  const declared = (scenario.sessions ?? []).filter((s) => !keptIds.has(s.sessionId));
+  return parseScenario(JSON.stringify({ ...scenario, sessions: [...declared, ...kept] }), file);
 }
 
 /** Writes the sessions to `file` (whole: a temporary file, then a rename). */
