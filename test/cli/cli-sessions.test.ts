@@ -224,6 +224,35 @@ describe("acp-kit run --resume (plain)", () => {
     expect(unknown.stdout).toContain("The agent has no session zeta-9");
   });
 
+  it("takes `run --resume NAME` for a named agent, and names it in the command to resume", () => {
+    const w = workspace();
+    const config = join(w.dir, "config");
+    mkdirSync(join(config, "acp-kit"), { recursive: true });
+    const [command, ...args] = w.agent;
+    writeFileSync(
+      join(config, "acp-kit", "agents.json"),
+      JSON.stringify({ agents: { scripted: { command, args } } }),
+    );
+    const named = (words: string[], input = "") =>
+      spawnSync(process.execPath, [cli, ...words], {
+        cwd: w.project,
+        input,
+        encoding: "utf8",
+        env: { ...process.env, NO_COLOR: "1", ...w.env, XDG_CONFIG_HOME: config },
+        timeout: 60_000,
+      });
+    const none = named(["run", "--plain", "--resume", "scripted"]);
+    expect(none.status).toBe(32);
+    expect(none.stdout).toContain("No session to resume");
+    const first = named(["run", "--plain", "scripted"], "where\n");
+    expect(first.stderr).toContain(
+      "To resume this session: acp-kit run scripted --resume session-1\n",
+    );
+    const again = named(["run", "--plain", "--resume", "scripted"]);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain("> where");
+  });
+
   it("prints the command to resume after a plain run", () => {
     const w = workspace();
     const result = w.run(["run", "--plain"], "where\n");

@@ -123,6 +123,8 @@ Examples:
   acp-kit run -- node my-agent.js --flag   any command that speaks ACP on stdio
   acp-kit run --allow-reads gemini         reads are allowed; you answer the other requests
   acp-kit run --policy rules.txt codex     rules like "allow edit src/**", "deny execute *"
+  acp-kit run claude --resume              choose a recent session of claude here to go on with
+  acp-kit run claude --resume 3f2a         a session by id, start of an id, or name
 
 Keys: Enter sends, Tab completes a slash command, Ctrl-C cancels the turn (twice: exit),
 Ctrl-T shows or hides thoughts. Slash commands: /help, /mode, /model, /config, /new, /sessions,
