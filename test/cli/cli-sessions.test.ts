@@ -116,6 +116,16 @@ describe("acp-kit prompt --session / --continue", () => {
     }
   });
 
+  it("remembers the title the agent gives the session", () => {
+    const w = workspace({
+      turns: [{ steps: [{ sessionInfo: { title: "Named by the agent" } }, { text: "ok" }] }],
+    });
+    expect(w.run(["prompt", "--session", "work", "hello"]).code).toBe(0);
+    expect(w.remembered()).toEqual([
+      expect.objectContaining({ name: "work", title: "Named by the agent" }),
+    ]);
+  });
+
   it("--continue sends to the most recent session of this agent here", () => {
     const w = workspace();
     expect(w.run(["prompt", "--session", "a", "where"]).code).toBe(0);
