@@ -24,7 +24,8 @@ import {
   type SessionMemory,
 } from "../session-memory.js";
 import { PlainTranscript } from "./plain-transcript.js";
-import { SessionPickerSlot, type SessionPick } from "./session-picker.js";
+// Types only: the picker's module loads Ink, which must wait for FORCE_COLOR (see runLive).
+import type { SessionPick, SessionPickerSlot } from "./session-picker.js";
 import { UiModel } from "./ui-model.js";
 
 /** Options of {@link runInteractive}. */
@@ -121,9 +122,14 @@ function openKeyboard(): { stdin: NodeJS.ReadStream; close(): void } {
 }
 
 async function runLive(options: RunOptions): Promise<number> {
-  const [{ render }, { App }] = await Promise.all([import("ink"), import("./app.js")]);
+  const [{ render }, { App }, { SessionPickerSlot: PickerSlot }] = await Promise.all([
+    import("ink"),
+    import("./app.js"),
+    import("./session-picker.js"),
+  ]);
   const ui = new UiModel();
-  const picker = options.sessions?.resume === true ? new SessionPickerSlot() : undefined;
+  const picker: SessionPickerSlot | undefined =
+    options.sessions?.resume === true ? new PickerSlot() : undefined;
   const firstSession = resumeFirst(
     options.sessions,
     picker === undefined ? undefined : (choices) => picker.pick(choices),
