@@ -83,9 +83,11 @@ describe("RecentSessions", () => {
       );
     }
     // While they run, every read of the file sees a whole store.
+    const state = { finished: false };
+    const written = Promise.all(writes).then(() => (state.finished = true));
     let reads = 0;
     const reading = (async () => {
-      for (let i = 0; i < 200; i++) {
+      while (!state.finished) {
         if (existsSync(join(dir, "sessions.json"))) {
           const text = readFileSync(join(dir, "sessions.json"), "utf8");
           expect(() => JSON.parse(text) as unknown).not.toThrow();
@@ -94,7 +96,7 @@ describe("RecentSessions", () => {
         await new Promise((resolve) => setImmediate(resolve));
       }
     })();
-    await Promise.all([...writes, reading]);
+    await Promise.all([written, reading]);
     expect(reads).toBeGreaterThan(0);
     expect(await store.all()).toHaveLength(40);
     expect(readdirSync(dir)).toEqual(["sessions.json"]);
