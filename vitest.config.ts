@@ -27,6 +27,7 @@ export default defineConfig({
   },
   test: {
     include: ["packages/*/src/**/*.test.ts", "packages/*/src/**/*.test.tsx", "test/**/*.test.ts"],
+    setupFiles: ["test/support/state-dir.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -24,7 +24,12 @@ export class TmuxSession {
     options: { cwd: string; width?: number; height?: number; env?: Record<string, string> },
   ): TmuxSession {
     const name = `acp-kit-test-${process.pid}-${counter++}`;
-    const env = Object.entries(options.env ?? {})
+    // The tmux server's environment is its own: the test's state directory is passed on.
+    const state = process.env.ACP_KIT_STATE_DIR;
+    const env = Object.entries({
+      ...(state === undefined ? {} : { ACP_KIT_STATE_DIR: state }),
+      ...options.env,
+    })
       .map(([k, v]) => `${k}=${shellQuote(v)}`)
       .join(" ");
     // Unset and exported for the whole command line, which may be several commands.

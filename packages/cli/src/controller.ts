@@ -60,6 +60,12 @@ export interface ControllerOptions {
   readonly sessionSetupTimeoutMs?: number;
   /** The mode and model each session opened gets (`--mode`, `--model`). */
   readonly choices?: SessionChoices;
+  /**
+   * Opens the first session of the first agent process, in place of `session/new` (to
+   * restore a remembered one: see {@link AgentController.openExisting}). Called once the
+   * agent is initialized; later starts open a new session.
+   */
+  readonly firstSession?: (controller: AgentController) => Promise<void>;
 }
 
 /** How the agent process ended, or why it could not be started. */
@@ -130,6 +136,8 @@ export class AgentController {
   private authenticateAfterStart: string | undefined;
   /** Why that `authenticate` failed, to explain a login that did not take. */
   private loginError: string | undefined;
+  /** Whether {@link ControllerOptions.firstSession} was called. */
+  private firstSessionCalled = false;
 
   /** @param options - See {@link ControllerOptions}. */
   constructor(private readonly options: ControllerOptions) {
@@ -255,7 +263,27 @@ export class AgentController {
         this.loginError = error.message;
       });
     }
-    await this.openSession();
+    const first = this.options.firstSession;
+    if (first !== undefined && !this.firstSessionCalled) {
+      this.firstSessionCalled = true;
+      await first(this);
+    } else await this.openSession();
+  }
+
+  /**
+   * Opens an existing session as the current one (`session/load` or `session/resume`, see
+   * {@link AgentController.switchSession}), with the mode and model asked for. Like {@link AgentController.openSession}, it
+   * resolves at `auth-required` when the agent asks for a login.
+   */
+  async openExisting(sessionId: string): Promise<void> {
+    try {
+      await this.switchSession(sessionId);
+      await this.applyChoices(this.requireClient(), sessionId);
+      this.setPhase("ready");
+    } catch (error) {
+      if (error instanceof AuthRequiredError) return;
+      throw error;
+    }
   }
 
   /**

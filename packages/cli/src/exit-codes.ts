@@ -8,6 +8,8 @@ import { ConnectionError, ErrorCodes, RequestError } from "acp-kit";
 import { AgentExitError, AgentStartupError } from "acp-kit/node";
 import type { StopReason } from "acp-kit";
 import { SessionChoiceError } from "./session-options.js";
+import { SessionUnavailableError } from "./session-memory.js";
+import { UsageError } from "./target.js";
 
 /** Every exit code the CLI uses. */
 export const ExitCodes = {
@@ -44,6 +46,12 @@ export const ExitCodes = {
    * to read, or a stop reason this version does not know.
    */
   PROTOCOL_ERROR: 40,
+  /**
+   * The session asked for cannot be continued (`prompt --session`/`--continue`,
+   * `run --resume`): the agent can neither load nor resume sessions, it does not know the
+   * session, or there is none to continue.
+   */
+  SESSION_UNAVAILABLE: 32,
   /** `acp-kit check`: at least one conformance check failed. */
   CHECK_FAILED: 50,
 } as const;
@@ -70,6 +78,9 @@ export function exitCodeForStopReason(stopReason: StopReason): number {
 export function describeFailure(error: unknown): { exitCode: number; message: string } {
   if (error instanceof SessionChoiceError)
     return { exitCode: ExitCodes.USAGE, message: error.message };
+  if (error instanceof SessionUnavailableError)
+    return { exitCode: ExitCodes.SESSION_UNAVAILABLE, message: error.message };
+  if (error instanceof UsageError) return { exitCode: ExitCodes.USAGE, message: error.message };
   if (error instanceof AgentStartupError)
     return { exitCode: ExitCodes.AGENT_START, message: error.message };
   if (error instanceof ConnectionError) {
@@ -131,6 +142,8 @@ export const EXIT_CODE_HELP = `Exit codes:
   20  the agent requires authentication
   30  the agent exited or crashed
   31  the agent reported an error (its message and data are printed)
+  32  the session cannot be continued (--session, --continue, --resume: the agent can
+      neither load nor resume sessions, or it has no such session)
   40  the agent broke the protocol (invalid answer, no answer, unknown stop reason)
   129 ended by SIGHUP, 143 by SIGTERM (the agent and its terminals are ended first)`;
 

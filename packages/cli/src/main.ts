@@ -140,6 +140,8 @@ Examples:
   acp-kit run --allow-reads gemini         reads are allowed; you answer the other requests
   acp-kit run --policy rules.txt codex     rules like "allow edit src/**", "deny execute *"
   acp-kit run --mode plan --model o3 codex start in this mode, with this model
+  acp-kit run claude --resume              choose a recent session of claude here to go on with
+  acp-kit run claude --resume 3f2a         a session by id, start of an id, or name
 
 Keys: Enter sends, Tab completes a slash command (and the values of /mode, /model, /sessions),
 Ctrl-C cancels the turn (twice: exit), Ctrl-T shows or hides thoughts. Slash commands: /help,
@@ -151,7 +153,41 @@ An unknown --mode or --model value exits with code 2, naming the values the agen
 type ChoiceFlags = { mode?: string; model?: string };
 
 /** The options of `run`. */
-type RunFlags = PolicyFlags & RemoteFlags & ChoiceFlags & { cwd: string; plain?: boolean };
+type RunFlags = PolicyFlags &
+  RemoteFlags &
+  ChoiceFlags & { cwd: string; plain?: boolean; resume?: string | true };
+
+/**
+ * The session store, and how this agent in this directory is named on a `run` command
+ * line (for the command that resumes a session).
+ */
+async function sessionMemory(
+  target: AgentTarget,
+  words: readonly string[],
+  opts: RemoteFlags & { cwd: string },
+): Promise<import("./session-memory.js").SessionMemory> {
+  const { RecentSessions, agentKey } = await import("./recent-sessions.js");
+  const cwd = opts.cwd === process.cwd() ? [] : ["--cwd", opts.cwd];
+  let runArgs: string[];
+  if (opts.url !== undefined) {
+    runArgs = [
+      ...cwd,
+      "--url",
+      opts.url,
+      ...(opts.tokenEnv === undefined ? [] : ["--token-env", opts.tokenEnv]),
+      ...(opts.remoteFs === true ? ["--remote-fs"] : []),
+      ...(opts.remoteTerminal === true ? ["--remote-terminal"] : []),
+    ];
+  } else if (words[0] === "--" || process.argv.includes("--")) {
+    runArgs = [...cwd, "--", ...(words[0] === "--" ? words.slice(1) : words)];
+  } else runArgs = [...words, ...cwd];
+  return {
+    store: new RecentSessions({ warn: (m) => process.stderr.write(`acp-kit: ${m}\n`) }),
+    agent: agentKey(target.label),
+    cwd: opts.cwd,
+    runArgs,
+  };
+}
 
 /** Builds the program (exported for tests). */
 export function buildProgram(): Command {
@@ -175,11 +211,21 @@ export function buildProgram(): Command {
         .description("an interactive session with an ACP agent")
         .argument("[agent...]", "an agent name, or its command after --")
         .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
-        .option("--plain", "print a plain transcript instead of the live view"),
+        .option("--plain", "print a plain transcript instead of the live view")
+        .option(
+          "--resume [id]",
+          "open an earlier session: its id, a start of it, or its name; without one, choose among the recent ones",
+        ),
     ).addHelpText("after", RUN_EXAMPLES),
   ).action(async (words: string[], opts: RunFlags) => {
     try {
+      // `run --resume claude`: an agent is needed, so the word is the agent, not an id.
+      if (typeof opts.resume === "string" && words.length === 0) {
+        words = [opts.resume];
+        opts = { ...opts, resume: true };
+      }
       const target = await agentTarget(words, opts);
+      const memory = await sessionMemory(target, words, opts);
       const { runInteractive } = await import("./run/run-command.js");
       process.exitCode = await runInteractive({
         target,
@@ -188,6 +234,7 @@ export function buildProgram(): Command {
         plain: plainMode(opts.plain),
         color: useColor(process.stdout),
         choices: choicesOf(opts),
+        sessions: { memory, ...(opts.resume === undefined ? {} : { resume: opts.resume }) },
       });
     } catch (error) {
       fail(error);
@@ -236,12 +283,18 @@ inside that directory).`,
         .argument("[agent...]", "an agent name, or its command after --")
         .option("--json", "one JSON event per line: updates, requests and answers, the stop reason")
         .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
-        .option("--verbose", "copy the agent's stderr to stderr"),
+        .option("--verbose", "copy the agent's stderr to stderr")
+        .option(
+          "--session <name>",
+          "send to the session of this name (for this agent and directory); it is opened and named the first time",
+        )
+        .option("--continue", "send to the most recent session of this agent in this directory"),
     ).addHelpText(
       "after",
       `
 Examples:
   acp-kit prompt "What does this project do?" claude
+  acp-kit prompt --session review "Now look at the tests" claude
   git diff | acp-kit prompt --json - -- node my-agent.js
 
 Without a policy flag, permission requests are rejected.
@@ -254,10 +307,20 @@ ${EXIT_CODE_HELP}`,
       words: string[],
       opts: PolicyFlags &
         RemoteFlags &
-        ChoiceFlags & { json?: boolean; cwd: string; verbose?: boolean },
+        ChoiceFlags & {
+          json?: boolean;
+          cwd: string;
+          verbose?: boolean;
+          session?: string;
+          continue?: boolean;
+        },
     ) => {
       try {
+        if (opts.session !== undefined && opts.continue === true) {
+          throw new UsageError("Give --session NAME or --continue, not both.");
+        }
         const target = await agentTarget(words, opts);
+        const memory = await sessionMemory(target, words, opts);
         const { runPromptCommand } = await import("./prompt-command.js");
         process.exitCode = await runPromptCommand({
           text: await promptText(text),
@@ -269,6 +332,11 @@ ${EXIT_CODE_HELP}`,
           err: process.stderr,
           verbose: opts.verbose === true,
           choices: choicesOf(opts),
+          sessions: {
+            memory,
+            ...(opts.session === undefined ? {} : { name: opts.session }),
+            ...(opts.continue === true ? { continue: true } : {}),
+          },
         });
       } catch (error) {
         fail(error);

@@ -13,6 +13,13 @@ import { AuthRequiredError, errorDataText, loginPlan } from "acp-kit";
 import { wrapClient } from "acp-kit/internal";
 import type * as schema from "acp-kit";
 import { AgentController } from "./controller.js";
+import {
+  promptSession,
+  rememberSessions,
+  restoreOrNew,
+  resumeCommand,
+  type SessionMemory,
+} from "./session-memory.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
 import { endOnSignals, signalExitCode } from "./signals.js";
 import type { SessionChoices } from "./session-options.js";
@@ -32,6 +39,41 @@ export interface PromptCommandOptions {
   readonly verbose?: boolean;
   /** The session's mode and model (`--mode`, `--model`). */
   readonly choices?: SessionChoices;
+  /**
+   * Remember the session; `name` (`--session`): send to the session of that name
+   * (opened and named when there is none); `continue`: to the most recent one.
+   */
+  readonly sessions?: {
+    readonly memory: SessionMemory;
+    readonly name?: string;
+    readonly continue?: boolean;
+  };
+}
+
+/** The controller's `firstSession` for `--session NAME` and `--continue`. */
+function rememberedFirst(
+  options: PromptCommandOptions,
+): ((controller: AgentController) => Promise<void>) | undefined {
+  const sessions = options.sessions;
+  if (sessions === undefined || (sessions.name === undefined && sessions.continue !== true)) {
+    return undefined;
+  }
+  const { memory, name } = sessions;
+  return async (controller) => {
+    const sessionId = await promptSession(controller, memory, sessions);
+    // A named session the agent no longer has is forgotten; the name goes to a new one.
+    const onLost =
+      name === undefined
+        ? undefined
+        : async (lost: string): Promise<boolean> => {
+            await memory.store.forget(memory.agent, memory.cwd, lost);
+            options.err.write(
+              `acp-kit: the agent no longer has session ${lost}; "${name}" is now a new session.\n`,
+            );
+            return true;
+          };
+    await restoreOrNew(controller, sessionId, onLost);
+  };
 }
 
 /** One line of `prompt --json` output. */
@@ -123,7 +165,8 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     for (const event of events) write(event);
   };
   const seen = { text: false };
-  const controller = new AgentController({
+  const firstSession = rememberedFirst(options);
+  const controller: AgentController = new AgentController({
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
@@ -131,7 +174,9 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     wrapClient: (client) =>
       wrapClient(tapRequests(client, emit), ({ sessionId, update }) => {
         emit({ type: "update", sessionId, update });
-        if (!json && update.sessionUpdate === "agent_message_chunk") {
+        // A loaded session's history is replayed before its turn: only the turn is printed.
+        const replay = controller.phase !== "prompting";
+        if (!json && !replay && update.sessionUpdate === "agent_message_chunk") {
           if (update.content.type === "text" && update.content.text !== "") {
             out.write(update.content.text);
             seen.text = true;
@@ -141,7 +186,12 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     ...(options.verbose === true
       ? { onStderr: (line: string) => err.write(`[agent] ${line}\n`) }
       : {}),
+    ...(firstSession === undefined ? {} : { firstSession }),
   });
+  const remembering =
+    options.sessions === undefined
+      ? undefined
+      : rememberSessions(controller, options.sessions.memory, options.sessions.name);
   const signals = endOnSignals(controller, { cancelTurns: true });
   try {
     await controller.start();
@@ -184,5 +234,15 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
   } finally {
     signals.dispose();
     await controller.close();
+    await remembering?.done();
+    // How to go on with this session, for a person at a terminal (scripts read nothing new).
+    const sessionId = remembering?.resumable();
+    if (!json && sessionId !== undefined && options.sessions !== undefined && isTerminal(err)) {
+      err.write(`To resume this session: ${resumeCommand(options.sessions.memory, sessionId)}\n`);
+    }
   }
+}
+
+function isTerminal(stream: NodeJS.WritableStream): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
 }

@@ -41,8 +41,9 @@ import { Markdown } from "./markdown.js";
 import { FirstQuestion } from "./question-view.js";
 import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
 import { selectValues } from "../session-options.js";
-import { blocksText, finishedPrefix, liveTail, tokens } from "./text.js";
+import { blocksText, finishedPrefix, liveTail, tokens, typedText } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
+import { OpenSessionPicker, type SessionPickerSlot } from "./session-picker.js";
 import type { TranscriptEntry, UiModel } from "./ui-model.js";
 
 /** Props of {@link App}. */
@@ -55,6 +56,8 @@ export interface AppProps {
   readonly onQuit: () => void;
   /** A prompt to send as soon as the session is ready (the demo's first turn). */
   readonly initialPrompt?: string;
+  /** Where `run --resume` opens its picker of sessions (in the directory `cwd`). */
+  readonly sessionPicker?: { readonly slot: SessionPickerSlot; readonly cwd: string };
 }
 
 function ItemView({
@@ -73,7 +76,10 @@ function ItemView({
   const columns = stdout.columns || 80;
   switch (item.type) {
     case "message": {
-      const full = blocksText(item.content);
+      // A replayed user message shows as it was typed (see `typedText`).
+      const full =
+        item.role === "user" ? typedText(blocksText(item.content)) : blocksText(item.content);
+      if (item.role === "user" && full === "") return null;
       const shown =
         maxRows === undefined ? { text: full, hiddenLines: 0 } : liveTail(full, maxRows, columns);
       const text = shown.text;
@@ -281,7 +287,14 @@ function useTerminalSize(stdout: NodeJS.WriteStream): string {
 }
 
 /** The application; see the module comment. */
-export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps): ReactNode {
+export function App({
+  controller,
+  ui,
+  suspend,
+  onQuit,
+  initialPrompt,
+  sessionPicker,
+}: AppProps): ReactNode {
   useSyncExternalStore(controller.onChange, controller.snapshot);
   useSyncExternalStore(ui.subscribe, ui.snapshot);
   const app = useApp();
@@ -595,6 +608,9 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
           ))}
           {showLivePlan ? <PlanView entries={state.plan} /> : null}
           <FirstQuestion ui={ui} sessions={controller.sessions} />
+          {sessionPicker === undefined ? null : (
+            <OpenSessionPicker slot={sessionPicker.slot} cwd={sessionPicker.cwd} />
+          )}
           {picker !== undefined && question === undefined ? (
             <CommandPicker
               command={picker}

@@ -13,7 +13,7 @@ import type {
 } from "acp-kit";
 import type { SessionStoreEvent } from "acp-kit";
 import type { ThreadItem } from "acp-kit";
-import { blocksText, contentText } from "./text.js";
+import { blocksText, contentText, typedText } from "./text.js";
 
 /** The length of a message's text, as {@link blocksText} would give it. */
 function textLength(blocks: readonly ContentBlock[]): number {
@@ -116,6 +116,22 @@ export class PlainTranscript {
    * (no walk over the whole text).
    */
   private item(item: ThreadItem, index: number, chunk?: string): void {
+    if (item.type === "message" && item.role === "user") {
+      // As typed (a replayed slash command's markup undone: see `typedText`); user
+      // messages are short, so the whole text is looked at each time.
+      const text = typedText(blocksText(item.content));
+      const done = (this.printed.get(index) as number | undefined) ?? 0;
+      if (text.length <= done) return;
+      if (done === 0) {
+        this.endLine();
+        this.out.write("> ");
+      }
+      const fresh = text.slice(done);
+      this.out.write(fresh);
+      this.midLine = !fresh.endsWith("\n");
+      this.printed.set(index, text.length);
+      return;
+    }
     if (item.type === "message") {
       if (item.messageId !== null) this.messageIds.set(item.messageId, index);
       const length = textLength(item.content);
@@ -123,7 +139,7 @@ export class PlainTranscript {
       if (length <= done) return;
       if (done === 0) {
         this.endLine();
-        this.out.write(item.role === "user" ? "> " : item.role === "thought" ? "(thinking) " : "");
+        this.out.write(item.role === "thought" ? "(thinking) " : "");
       }
       const fresh =
         chunk !== undefined && length === done + chunk.length

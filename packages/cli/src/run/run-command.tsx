@@ -13,7 +13,20 @@ import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes
 import { endOnSignals, signalExitCode } from "../signals.js";
 import type { SessionChoices } from "../session-options.js";
 import type { AgentTarget } from "../target.js";
+import {
+  rememberSessions,
+  requireRestore,
+  resolveResume,
+  restoreOrNew,
+  resumeCommand,
+  sessionChoices,
+  SessionUnavailableError,
+  type SessionChoice,
+  type SessionMemory,
+} from "../session-memory.js";
 import { PlainTranscript } from "./plain-transcript.js";
+// Types only: the picker's module loads Ink, which must wait for FORCE_COLOR (see runLive).
+import type { SessionPick, SessionPickerSlot } from "./session-picker.js";
 import { UiModel } from "./ui-model.js";
 
 /** Options of {@link runInteractive}. */
@@ -32,6 +45,62 @@ export interface RunOptions {
   readonly banner?: string;
   /** The mode and model each session gets (`--mode`, `--model`). */
   readonly choices?: SessionChoices;
+  /** Remember the sessions opened; `resume`: open a remembered one (`true`: choose). */
+  readonly sessions?: { readonly memory: SessionMemory; readonly resume?: string | true };
+}
+
+/** Esc in the `--resume` picker: the program ends without opening a session. */
+class PickerLeft extends Error {}
+
+/**
+ * The controller's `firstSession` for `--resume`: the session named (an id, a start of
+ * one, a name), or the one picked among the recent ones (`pick`; without it, the most
+ * recent).
+ */
+function resumeFirst(
+  sessions: RunOptions["sessions"],
+  pick?: (choices: readonly SessionChoice[]) => Promise<SessionPick>,
+  notify: (text: string) => void = () => undefined,
+): ((controller: AgentController) => Promise<void>) | undefined {
+  const resume = sessions?.resume;
+  if (sessions === undefined || resume === undefined) return undefined;
+  const { memory } = sessions;
+  return async (controller) => {
+    if (typeof resume === "string") {
+      await restoreOrNew(controller, await resolveResume(controller, memory, resume));
+      return;
+    }
+    requireRestore(controller, "--resume");
+    const choices = await sessionChoices(controller, memory);
+    if (pick === undefined) {
+      const latest = choices[0];
+      if (latest === undefined) {
+        throw new SessionUnavailableError(
+          `No session to resume: none is remembered for this agent in ${memory.cwd}, and the agent lists none.`,
+        );
+      }
+      await restoreOrNew(controller, latest.sessionId);
+      return;
+    }
+    if (choices.length === 0) {
+      notify("No earlier session of this agent here: a new one is opened.");
+      await controller.openSession();
+      return;
+    }
+    const picked = await pick(choices);
+    if (picked.type === "leave") throw new PickerLeft();
+    await restoreOrNew(controller, picked.type === "session" ? picked.sessionId : undefined);
+  };
+}
+
+/** Says on stderr how to open the session again, when the agent can. */
+function printResume(
+  sessions: RunOptions["sessions"],
+  remembering: ReturnType<typeof rememberSessions> | undefined,
+): void {
+  const sessionId = remembering?.resumable();
+  if (sessions === undefined || sessionId === undefined) return;
+  process.stderr.write(`To resume this session: ${resumeCommand(sessions.memory, sessionId)}\n`);
 }
 
 /** Runs the command; resolves with the exit code. */
@@ -56,8 +125,19 @@ function openKeyboard(): { stdin: NodeJS.ReadStream; close(): void } {
 }
 
 async function runLive(options: RunOptions): Promise<number> {
-  const [{ render }, { App }] = await Promise.all([import("ink"), import("./app.js")]);
+  const [{ render }, { App }, { SessionPickerSlot: PickerSlot }] = await Promise.all([
+    import("ink"),
+    import("./app.js"),
+    import("./session-picker.js"),
+  ]);
   const ui = new UiModel();
+  const picker: SessionPickerSlot | undefined =
+    options.sessions?.resume === true ? new PickerSlot() : undefined;
+  const firstSession = resumeFirst(
+    options.sessions,
+    picker === undefined ? undefined : (choices) => picker.pick(choices),
+    (text) => ui.notify("info", text),
+  );
   const controller = new AgentController({
     target: options.target,
     cwd: options.cwd,
@@ -65,7 +145,12 @@ async function runLive(options: RunOptions): Promise<number> {
     ...(options.choices === undefined ? {} : { choices: options.choices }),
     askPermission: ui.askPermission,
     onTerminalOutput: ui.onTerminalOutput,
+    ...(firstSession === undefined ? {} : { firstSession }),
   });
+  const remembering =
+    options.sessions === undefined
+      ? undefined
+      : rememberSessions(controller, options.sessions.memory);
   if (options.banner !== undefined) ui.notify("info", options.banner);
   let exitCode: number = ExitCodes.OK;
   const flags = { quitting: false };
@@ -81,6 +166,7 @@ async function runLive(options: RunOptions): Promise<number> {
         suspend={suspend}
         onQuit={onQuit}
         {...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt })}
+        {...(picker === undefined ? {} : { sessionPicker: { slot: picker, cwd: options.cwd } })}
       />,
       {
         exitOnCtrlC: false,
@@ -113,6 +199,10 @@ async function runLive(options: RunOptions): Promise<number> {
   const signals = endOnSignals(controller, { ignoreInterrupt: () => suspension.active });
   let startFailure: string | undefined;
   controller.start().catch((error: unknown) => {
+    if (error instanceof PickerLeft) {
+      ui.leave();
+      return;
+    }
     const failure = describeFailure(error);
     exitCode = failure.exitCode;
     startFailure = failure.message;
@@ -131,8 +221,10 @@ async function runLive(options: RunOptions): Promise<number> {
     signals.dispose();
     keyboard.close();
     await controller.close();
+    await remembering?.done();
   }
   if (startFailure !== undefined) process.stderr.write(`acp-kit: ${startFailure}\n`);
+  printResume(options.sessions, remembering);
   return exitCode;
 }
 
@@ -142,6 +234,24 @@ const CANCEL_GRACE_MS = 5000;
 async function runPlain(options: RunOptions): Promise<number> {
   const out = process.stdout;
   const transcript = new PlainTranscript(out);
+  const resume = resumeFirst(options.sessions);
+  let connected = false;
+  const sayConnected = (): void => {
+    if (connected) return;
+    connected = true;
+    const info = controller.info?.agentInfo;
+    transcript.line(
+      `connected to ${info == null ? options.target.label : `${info.title ?? info.name} ${info.version}`}`,
+    );
+  };
+  // A resumed session's history is replayed while it opens: say who is talking first.
+  const plainFirst =
+    resume === undefined
+      ? undefined
+      : async (c: AgentController): Promise<void> => {
+          sayConnected();
+          await resume(c);
+        };
   const controller = new AgentController({
     target: options.target,
     cwd: options.cwd,
@@ -155,17 +265,19 @@ async function runPlain(options: RunOptions): Promise<number> {
         return response;
       },
     }),
+    ...(plainFirst === undefined ? {} : { firstSession: plainFirst }),
   });
+  const remembering =
+    options.sessions === undefined
+      ? undefined
+      : rememberSessions(controller, options.sessions.memory);
   controller.sessions.subscribe(transcript.update);
   if (options.banner !== undefined) transcript.line(options.banner);
   let lastCode: number = ExitCodes.OK;
   const signals = endOnSignals(controller, { cancelTurns: true });
   try {
     await controller.start();
-    const info = controller.info?.agentInfo;
-    transcript.line(
-      `connected to ${info == null ? options.target.label : `${info.title ?? info.name} ${info.version}`}`,
-    );
+    sayConnected();
     if (controller.phase === "auth-required") {
       const methods = controller.authMethods.map((m) => m.name).join(", ");
       transcript.line(
@@ -227,5 +339,7 @@ async function runPlain(options: RunOptions): Promise<number> {
   } finally {
     signals.dispose();
     await controller.close();
+    await remembering?.done();
+    printResume(options.sessions, remembering);
   }
 }

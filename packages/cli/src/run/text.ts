@@ -31,6 +31,30 @@ export function blocksText(blocks: readonly ContentBlock[]): string {
   return blocks.map(contentText).join("");
 }
 
+/**
+ * A user message as the person typed it. Claude's adapter replays a slash command as
+ * markup (`<command-message>foo</command-message><command-name>/foo</command-name>
+ * <command-args>bar</command-args>`): that becomes `/foo bar`. The output of a local
+ * command (`<local-command-stdout>`) keeps its text; the caveat it adds
+ * (`<local-command-caveat>`) goes. Other text is left as it is.
+ */
+export function typedText(text: string): string {
+  if (!text.includes("<command-") && !text.includes("<local-command-")) return text;
+  const name = /<command-name>([\s\S]*?)<\/command-name>/.exec(text)?.[1]?.trim();
+  if (name !== undefined && name !== "") {
+    const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(text)?.[1]?.trim() ?? "";
+    const command = name.startsWith("/") ? name : `/${name}`;
+    const rest = text.replace(/<command-(name|message|args)>[\s\S]*?<\/command-\1>/g, "").trim();
+    return [args === "" ? command : `${command} ${args}`, ...(rest === "" ? [] : [rest])].join(
+      "\n",
+    );
+  }
+  return text
+    .replace(/<local-command-caveat>[\s\S]*?<\/local-command-caveat>/g, "")
+    .replace(/<\/?local-command-(stdout|stderr)>/g, "")
+    .trim();
+}
+
 /** A token count as "12.3k". */
 export function tokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(n >= 100_000 ? 0 : 1)}k` : String(n);

@@ -4,10 +4,11 @@
  *
  * @module
  */
+import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { agentStdioStream } from "../../node/agent-stdio.js";
 import { demoScenario } from "../scenario/demo.js";
-import type { Scenario } from "../scenario/types.js";
+import type { Scenario, ScenarioSession } from "../scenario/types.js";
 import { parseScenario, ScenarioError } from "../scenario/validate.js";
 import { runScriptedAgent } from "./agent.js";
 
@@ -23,6 +24,7 @@ Options:
   --demo               serve the built-in demo scenario
   --no-delays          ignore the scenario's delays
   --delay-scale <n>    multiply every delay by n (default 1)
+  --sessions-file <f>  keep the sessions in this file across runs (for load and resume)
   --check              validate the scenario and exit (0 when valid)
   -h, --help           show this help
 `;
@@ -33,6 +35,7 @@ interface CliArguments {
   readonly delayScale: number;
   readonly check: boolean;
   readonly help: boolean;
+  readonly sessionsFile?: string;
 }
 
 /** The output channels of the program (stdout carries the protocol while serving). */
@@ -74,6 +77,9 @@ export async function runScriptedAgentCli(
   let scenario: Scenario;
   try {
     scenario = args.demo ? demoScenario() : await loadScenarioFile(args.file ?? "");
+    if (args.sessionsFile !== undefined) {
+      scenario = await withKeptSessions(scenario, args.sessionsFile);
+    }
   } catch (error) {
     const message = error instanceof ScenarioError ? error.message : (error as Error).message;
     io.error(`acp-scripted-agent: ${message}\n`);
@@ -83,9 +89,13 @@ export async function runScriptedAgentCli(
     io.error(`acp-scripted-agent: ${args.file ?? "the demo scenario"} is valid\n`);
     return 0;
   }
+  const { sessionsFile } = args;
   const connection = runScriptedAgent(scenario, agentStdioStream(), {
     delayScale: args.delayScale,
     env: process.env,
+    ...(sessionsFile === undefined
+      ? {}
+      : { onSessionsChange: (sessions) => keepSessions(sessionsFile, sessions) }),
   });
   await connection.closed;
   return 0;
@@ -108,19 +118,43 @@ export async function loadScenarioFile(file: string): Promise<Scenario> {
   return parseScenario(text, file);
 }
 
+/**
+ * The scenario with the sessions a previous run kept in `file` (if it exists): they replace
+ * the declared sessions of the same id (they are those sessions later on).
+ */
+async function withKeptSessions(scenario: Scenario, file: string): Promise<Scenario> {
+  if (!existsSync(file)) return scenario;
+  const kept =
+    (JSON.parse(await readFile(file, "utf8")) as { sessions?: ScenarioSession[] }).sessions ?? [];
+  const keptIds = new Set(kept.map((s) => s.sessionId));
+  const declared = (scenario.sessions ?? []).filter((s) => !keptIds.has(s.sessionId));
+  return parseScenario(JSON.stringify({ ...scenario, sessions: [...declared, ...kept] }), file);
+}
+
+/** Writes the sessions to `file` (whole: a temporary file, then a rename). */
+function keepSessions(file: string, sessions: ScenarioSession[]): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify({ sessions }));
+  renameSync(temp, file);
+}
+
 function parseArguments(argv: readonly string[]): CliArguments {
   let file: string | undefined;
   let demo = false;
   let delayScale = 1;
   let check = false;
   let help = false;
+  let sessionsFile: string | undefined;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? "";
     if (arg === "-h" || arg === "--help") help = true;
     else if (arg === "--demo") demo = true;
     else if (arg === "--check") check = true;
     else if (arg === "--no-delays") delayScale = 0;
-    else if (arg === "--delay-scale" || arg.startsWith("--delay-scale=")) {
+    else if (arg === "--sessions-file") {
+      sessionsFile = argv[++index];
+      if (sessionsFile === undefined) throw new Error("--sessions-file needs a file");
+    } else if (arg === "--delay-scale" || arg.startsWith("--delay-scale=")) {
       const value = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[++index];
       delayScale = Number(value);
       if (value === undefined || value === "" || !Number.isFinite(delayScale) || delayScale < 0) {
@@ -133,5 +167,12 @@ function parseArguments(argv: readonly string[]): CliArguments {
   if (!help && demo === (file !== undefined)) {
     throw new Error(demo ? "give either --demo or a scenario file" : "missing the scenario file");
   }
-  return { file, demo, delayScale, check, help };
+  return {
+    file,
+    demo,
+    delayScale,
+    check,
+    help,
+    ...(sessionsFile === undefined ? {} : { sessionsFile }),
+  };
 }

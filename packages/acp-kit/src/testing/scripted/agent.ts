@@ -9,7 +9,7 @@ import type { Stream } from "../../jsonrpc/messages.js";
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";
-import type { Scenario } from "../scenario/types.js";
+import type { Scenario, ScenarioSession } from "../scenario/types.js";
 import { assertScenario } from "../scenario/validate.js";
 import { ScriptedHandlers } from "./handlers.js";
 
@@ -29,6 +29,12 @@ export interface ScriptedAgentOptions {
    * requires (the program passes its own). Default: none.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Called with every session (declared and created) after a session is created and after
+   * each prompt turn, to keep them across runs (the program's `--sessions-file`): give
+   * them back as the scenario's `sessions` next time.
+   */
+  readonly onSessionsChange?: (sessions: ScenarioSession[]) => void;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { RequestContext } from "../../peer/agent.js";
 import type { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type * as schema from "../../schema/types.gen.js";
 import { VERSION } from "../../version.js";
-import type { Scenario } from "../scenario/types.js";
+import type { Scenario, ScenarioSession } from "../scenario/types.js";
 import { checkPrompt, runPromptTurn, setConfigOption } from "./prompt.js";
 import type { TurnEnvironment } from "./runner.js";
 import { ScriptedSessionStore, visibleConfigOptions, type ScriptedSession } from "./sessions.js";
@@ -36,6 +36,7 @@ export class ScriptedHandlers {
   private readonly environment: Readonly<Record<string, string | undefined>>;
   private client: schema.ClientCapabilities = {};
   private authenticated = false;
+  private readonly onSessionsChange: ((sessions: ScenarioSession[]) => void) | undefined;
 
   constructor(
     private readonly connection: AgentSideConnection,
@@ -44,9 +45,11 @@ export class ScriptedHandlers {
       readonly delayScale?: number;
       readonly logger?: Logger;
       readonly env?: Readonly<Record<string, string | undefined>>;
+      readonly onSessionsChange?: (sessions: ScenarioSession[]) => void;
     },
   ) {
     this.environment = options.env ?? {};
+    this.onSessionsChange = options.onSessionsChange;
     this.setup = scenario.agent ?? {};
     this.capabilities = this.setup.capabilities ?? DEFAULT_SCRIPTED_CAPABILITIES;
     this.store = new ScriptedSessionStore(scenario);
@@ -104,7 +107,9 @@ export class ScriptedHandlers {
   newSession(params: schema.NewSessionRequest): schema.NewSessionResponse {
     this.gate();
     const session = this.store.create(params.cwd);
-    return { sessionId: session.sessionId, ...this.activate(session, params.cwd) };
+    const result = { sessionId: session.sessionId, ...this.activate(session, params.cwd) };
+    this.onSessionsChange?.(this.store.snapshot());
+    return result;
   }
 
   async loadSession(params: schema.LoadSessionRequest): Promise<schema.LoadSessionResponse> {
@@ -167,7 +172,10 @@ export class ScriptedHandlers {
       throw RequestError.authRequired({ details: "not logged in" });
     }
     checkPrompt(params, this.capabilities.promptCapabilities);
-    return this.kit.prompt(params, context, (turn) => runPromptTurn(turn, this.scenario, this.env));
+    const turn = this.kit.prompt(params, context, (t) => runPromptTurn(t, this.scenario, this.env));
+    if (this.onSessionsChange === undefined) return turn;
+    const tell = (): void => this.onSessionsChange?.(this.store.snapshot());
+    return turn.finally(tell);
   }
 
   cancel(params: schema.CancelNotification): void {

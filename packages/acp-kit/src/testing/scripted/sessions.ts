@@ -7,7 +7,7 @@
 import { sessionNotFound } from "../../agent/session-registry.js";
 import { RequestError } from "../../jsonrpc/errors.js";
 import type * as schema from "../../schema/types.gen.js";
-import type { Scenario, ScenarioHistoryEntry } from "../scenario/types.js";
+import type { Scenario, ScenarioHistoryEntry, ScenarioSession } from "../scenario/types.js";
 
 /** A tool call as the client last saw it (for permission requests and terminal embedding). */
 export interface ToolCallView {
@@ -117,6 +117,17 @@ export class ScriptedSessionStore {
     return next < matching.length
       ? { sessions: page, nextCursor: String(next) }
       : { sessions: page };
+  }
+
+  /** Every session as a scenario's `sessions` entry (history included), to keep across runs. */
+  snapshot(): ScenarioSession[] {
+    return [...this.sessions.values()].map((session) => ({
+      sessionId: session.sessionId,
+      cwd: session.cwd,
+      ...(session.title === null ? {} : { title: session.title }),
+      ...(session.updatedAt === null ? {} : { updatedAt: session.updatedAt }),
+      history: structuredClone(session.history),
+    }));
   }
 
   private make(sessionId: string, cwd: string): ScriptedSession {

@@ -1,0 +1,85 @@
+/**
+ * The `run --resume` picker fed keys as terminals deliver them: several in one chunk. The
+ * session opened is the one highlighted when Enter came; Esc leaves; the first row is a
+ * new session.
+ */
+import { PassThrough } from "node:stream";
+import { render } from "ink";
+import { describe, expect, it } from "vitest";
+import type { SessionChoice } from "../session-memory.js";
+import { OpenSessionPicker, SessionPickerSlot, type SessionPick } from "./session-picker.js";
+
+const DOWN = "\u001b[B";
+const UP = "\u001b[A";
+
+function terminal() {
+  const stdout = Object.assign(new PassThrough(), { columns: 100, rows: 40, isTTY: true });
+  const stdin = Object.assign(new PassThrough(), {
+    isTTY: true,
+    setRawMode: () => stdin,
+    ref: () => stdin,
+    unref: () => stdin,
+  });
+  let output = "";
+  stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  return {
+    stdout: stdout as unknown as NodeJS.WriteStream,
+    stdin: stdin as unknown as NodeJS.ReadStream,
+    chunk: (keys: string) => stdin.write(keys),
+    // eslint-disable-next-line no-control-regex
+    output: () => output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
+  };
+}
+
+const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString();
+const choices: SessionChoice[] = [
+  { sessionId: "s-1", title: "Fix the parser", cwd: "/p", time: hoursAgo(2) },
+  { sessionId: "s-2", name: "review", cwd: "/p", time: hoursAgo(50) },
+  { sessionId: "s-3", cwd: "/other" },
+];
+
+async function pickWith(...chunks: string[]): Promise<{ pick: SessionPick; output: string }> {
+  const t = terminal();
+  const slot = new SessionPickerSlot();
+  const app = render(<OpenSessionPicker slot={slot} cwd="/p" />, {
+    stdout: t.stdout,
+    stdin: t.stdin,
+    exitOnCtrlC: false,
+    patchConsole: false,
+    debug: true,
+  });
+  const picked = slot.pick(choices);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const chunk of chunks) t.chunk(chunk);
+  const pick = await picked;
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  app.unmount();
+  return { pick, output: t.output() };
+}
+
+describe("SessionPicker", () => {
+  it("shows title or name or id, age, and another directory", async () => {
+    const { output } = await pickWith("\u001b");
+    expect(output).toContain("Resume a session (3 here)");
+    expect(output).toContain("❯ + New session");
+    expect(output).toContain("Fix the parser · 2 h ago");
+    expect(output).toContain("review · 2 days ago");
+    expect(output).toContain("s-3 · /other");
+  });
+
+  it("opens the row highlighted when Enter comes, with every key in one chunk", async () => {
+    expect((await pickWith(`${DOWN}${DOWN}\r`)).pick).toEqual({
+      type: "session",
+      sessionId: "s-2",
+    });
+    expect((await pickWith(`${DOWN}${DOWN}${DOWN}${UP}\r\r`)).pick).toEqual({
+      type: "session",
+      sessionId: "s-2",
+    });
+  });
+
+  it("Enter on the first row is a new session; Esc leaves", async () => {
+    expect((await pickWith("\r")).pick).toEqual({ type: "new" });
+    expect((await pickWith("\u001b")).pick).toEqual({ type: "leave" });
+  });
+});

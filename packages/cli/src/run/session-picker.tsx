@@ -1,0 +1,143 @@
+/**
+ * The picker of `run --resume`: recent sessions of this agent in this directory (title,
+ * age, directory) as a keyboard choice, with a new session as the first row. It lives in
+ * a {@link SessionPickerSlot} outside React, so that the controller's start can wait for
+ * the choice while the view draws it.
+ *
+ * @module
+ */
+import { Box, Text, useInput, useStdout } from "ink";
+import { useSyncExternalStore, type ReactNode } from "react";
+import { age, type SessionChoice } from "../session-memory.js";
+import { useChoice } from "./choice.js";
+
+/** What the person chose: a session id, a new session, or to leave (Esc). */
+export type SessionPick =
+  | { readonly type: "session"; readonly sessionId: string }
+  | { readonly type: "new" }
+  | { readonly type: "leave" };
+
+/** The open picker, if any, for the view to draw. */
+export class SessionPickerSlot {
+  /** The open picker's rows and how to answer it. */
+  current: { choices: readonly SessionChoice[]; answer: (pick: SessionPick) => void } | undefined;
+  private version = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /** Shows the picker; resolves with the choice. */
+  pick(choices: readonly SessionChoice[]): Promise<SessionPick> {
+    return new Promise((resolve) => {
+      this.current = {
+        choices,
+        answer: (pick) => {
+          this.current = undefined;
+          this.changed();
+          resolve(pick);
+        },
+      };
+      this.changed();
+    });
+  }
+
+  /** Subscribes to changes; returns an unsubscribe. */
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  /** A number that changes on every change. */
+  snapshot = (): number => this.version;
+
+  private changed(): void {
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
+}
+
+/** One row's text: title (or name, or id), age, and the directory when it is another. */
+function rowText(choice: SessionChoice, cwd: string, now: Date): string {
+  const label = choice.title ?? choice.name ?? choice.sessionId;
+  const parts = [label];
+  if (choice.name !== undefined && choice.title !== undefined) parts.push(`"${choice.name}"`);
+  const when = age(choice.time, now);
+  if (when !== "") parts.push(when);
+  if (choice.cwd !== cwd) parts.push(choice.cwd);
+  return parts.join(" · ");
+}
+
+/** The most session rows shown at once (the list scrolls with the highlight). */
+const MAX_ROWS = 12;
+
+/** The picker itself. */
+export function SessionPicker({
+  choices,
+  cwd,
+  onPick,
+}: {
+  choices: readonly SessionChoice[];
+  cwd: string;
+  onPick: (pick: SessionPick) => void;
+}): ReactNode {
+  const columns = useStdout().stdout.columns || 80;
+  // Row 0 is a new session. The highlight is read when a key comes (see `choice.ts`).
+  const { index, onKey } = useChoice(
+    choices.length + 1,
+    {
+      onChoose: (i) => {
+        const chosen = choices[i - 1];
+        onPick(
+          chosen === undefined ? { type: "new" } : { type: "session", sessionId: chosen.sessionId },
+        );
+      },
+      onEscape: () => onPick({ type: "leave" }),
+    },
+    false,
+  );
+  useInput(onKey);
+  const now = new Date();
+  const first = Math.max(
+    0,
+    Math.min(index - 1 - Math.floor(MAX_ROWS / 2), choices.length - MAX_ROWS),
+  );
+  const shown = choices.slice(first, first + MAX_ROWS);
+  const room = Math.max(20, columns - 10);
+  const cut = (text: string): string => (text.length > room ? `${text.slice(0, room - 1)}…` : text);
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1} marginTop={1}>
+      <Text bold>Resume a session ({choices.length} here)</Text>
+      <Text color={index === 0 ? "cyan" : undefined}>{index === 0 ? "❯ " : "  "}+ New session</Text>
+      {first > 0 ? <Text dimColor> ↑ {first} more</Text> : null}
+      {shown.map((choice, i) => {
+        const row = first + i + 1;
+        return (
+          <Text key={choice.sessionId} color={row === index ? "cyan" : undefined}>
+            {row === index ? "❯ " : "  "}
+            {cut(rowText(choice, cwd, now))}
+          </Text>
+        );
+      })}
+      {first + MAX_ROWS < choices.length ? (
+        <Text dimColor> ↓ {choices.length - first - MAX_ROWS} more</Text>
+      ) : null}
+      <Text dimColor>↑↓ choose · Enter open · Esc leave</Text>
+    </Box>
+  );
+}
+
+/** The slot's picker, when one is open. */
+export function OpenSessionPicker({
+  slot,
+  cwd,
+}: {
+  slot: SessionPickerSlot | undefined;
+  cwd: string;
+}): ReactNode {
+  const subscribe = slot?.subscribe ?? noSubscribe;
+  useSyncExternalStore(subscribe, slot?.snapshot ?? zero);
+  const open = slot?.current;
+  if (open === undefined) return null;
+  return <SessionPicker choices={open.choices} cwd={cwd} onPick={open.answer} />;
+}
+
+const noSubscribe = (): (() => void) => () => undefined;
+const zero = (): number => 0;
