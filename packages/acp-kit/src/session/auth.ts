@@ -22,8 +22,11 @@ import type { AuthMethod, AuthMethodTerminal } from "../schema/types.gen.js";
 export class AuthRequiredError extends RequestError {
   /** The method of the request that failed (`session/new`, `session/prompt`, ...). */
   readonly method: string;
-  /** The params of the request that failed. */
-  readonly params: unknown;
+  /**
+   * The params of the request that failed. Not enumerable: they may hold secrets (the
+   * `env` and `headers` of MCP servers), which must not reach a log that prints the error.
+   */
+  declare readonly params: unknown;
   /** The ways to log in the agent offered in `initialize` (may be empty). */
   readonly authMethods: readonly AuthMethod[];
   /** The agent's error. */
@@ -50,7 +53,7 @@ export class AuthRequiredError extends RequestError {
     this.name = "AuthRequiredError";
     Object.defineProperty(this, "cause", { value: cause, configurable: true, writable: true });
     this.method = failed.method;
-    this.params = failed.params;
+    Object.defineProperty(this, "params", { value: failed.params, enumerable: false });
     this.authMethods = failed.authMethods;
     this.again = failed.retry;
   }

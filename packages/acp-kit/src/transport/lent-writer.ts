@@ -71,6 +71,23 @@ export class LentWriter {
     };
   }
 
+  /**
+   * Aborts the stream (a write in flight may never end: the peer stopped reading), through
+   * the writer when one is held, then gives the writer back and removes the shadows.
+   */
+  abort(reason: unknown): void {
+    const writer = this.writer;
+    this.writer = undefined;
+    this.busy = false;
+    if (writer !== undefined) {
+      writer.abort(reason).catch(() => undefined);
+      writer.releaseLock();
+    } else if (!this.output.locked) {
+      this.output.abort(reason).catch(() => undefined);
+    }
+    this.dispose();
+  }
+
   /** Gives the writer back (if no write is in flight) and removes the shadows. */
   dispose(): void {
     this.releaseIfIdle();

@@ -18,6 +18,7 @@ export class MessageStreamTransport implements Transport {
   private reader: ReadableStreamDefaultReader<AnyMessage> | undefined;
   private sink: TransportSink | undefined;
   private closing = false;
+  private outputFailed = false;
 
   constructor(
     private readonly stream: Stream,
@@ -35,7 +36,10 @@ export class MessageStreamTransport implements Transport {
     const writer = this.writer;
     if (writer === undefined) throw new Error("transport not started");
     writer.write(message as AnyMessage).catch((error: unknown) => {
-      if (!this.closing) this.sink?.closed(error, "output");
+      // Every write after a failure fails too: the sink hears of the first only.
+      if (this.closing || this.outputFailed) return;
+      this.outputFailed = true;
+      this.sink?.closed(error, "output");
     });
     const desired = writer.desiredSize;
     if (desired !== null && desired <= 0) return writer.ready.catch(() => undefined);

@@ -197,6 +197,13 @@ describe("ndJsonStream framing", () => {
         expect(logger.records.some((r) => r.message.includes("not written in time"))).toBe(true),
       { timeout: 5000 },
     );
+    // The write in flight never ends, yet the output is aborted (through the writer held
+    // for it: the sink hears of it once that write ends) and left unlocked; its owner's
+    // writes fail with the reason.
+    expect(output.locked).toBe(false);
+    await expect(output.getWriter().write(new Uint8Array(1))).rejects.toThrow(
+      "closed before queued output",
+    );
   });
 
   it("can be used through its readable/writable by anyone, once", async () => {

@@ -155,10 +155,7 @@ class NdJsonTransport implements Transport {
         });
         this.failed = true;
         this.releaseWaiters();
-        this.lent.dispose();
-        if (!this.output.locked) {
-          this.output.abort(new Error("closed before queued output could be written")).catch(NOOP);
-        }
+        this.lent.abort(new Error("closed before queued output could be written"));
         return;
       }
     }
