@@ -222,6 +222,33 @@ describe("SessionStore agent helpers", () => {
     expect(store.get("s")?.turns[0]).toMatchObject({ ended: true, stopReason: null });
   });
 
+  it("a listener that throws does not hide the agent's error, nor leave a turn open", async () => {
+    const store = new SessionStore();
+    store.subscribe((event) => {
+      if (event.change.type === "end_turn") throw new Error("listener bug");
+    });
+    const failing = fake({ prompt: () => Promise.reject(new Error("the agent's reason")) });
+    await expect(store.prompt(failing, { sessionId: "s", prompt: [] })).rejects.toThrow(
+      "the agent's reason",
+    );
+    // After a success, the listener's error is what the caller hears of.
+    const working = fake({ prompt: () => Promise.resolve({ stopReason: "end_turn" }) });
+    await expect(store.prompt(working, { sessionId: "s", prompt: [] })).rejects.toThrow(
+      "listener bug",
+    );
+
+    const early = new SessionStore();
+    early.subscribe((event) => {
+      if (event.change.type === "begin_turn") throw new Error("listener bug");
+    });
+    const prompt = vi.fn(() => Promise.resolve({ stopReason: "end_turn" as const }));
+    await expect(early.prompt(fake({ prompt }), { sessionId: "s", prompt: [] })).rejects.toThrow(
+      "listener bug",
+    );
+    expect(prompt).not.toHaveBeenCalled();
+    expect(early.get("s")?.turns[0]).toMatchObject({ ended: true, stopReason: null });
+  });
+
   it("cancels the turn locally before telling the agent", async () => {
     const store = new SessionStore();
     store.beginTurn("s");

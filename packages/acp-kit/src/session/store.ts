@@ -175,13 +175,9 @@ export class SessionStore {
     options?: SendRequestOptions,
   ): Promise<schema.LoadSessionResponse> {
     this.beginLoad(params.sessionId);
-    let response: schema.LoadSessionResponse = {};
-    try {
-      response = await agent.loadSession(params, options);
-      return response;
-    } finally {
-      this.setup(params.sessionId, response);
-    }
+    return this.settle(agent.loadSession(params, options), (response) =>
+      this.setup(params.sessionId, response ?? {}),
+    );
   }
 
   /** `session/resume` through `agent` (no replay), then `setup`. */
@@ -204,13 +200,44 @@ export class SessionStore {
     params: schema.PromptRequest,
     options?: SendRequestOptions,
   ): Promise<schema.PromptResponse> {
-    this.beginTurn(params.sessionId, params.prompt);
-    let response: schema.PromptResponse | undefined;
     try {
-      response = await agent.prompt(params, options);
-      return response;
-    } finally {
-      this.endTurn(params.sessionId, response?.stopReason ?? null, response?.usage);
+      this.beginTurn(params.sessionId, params.prompt);
+    } catch (error) {
+      // A listener failed: the turn is not sent, so it ends at once.
+      this.settleQuietly(() => this.endTurn(params.sessionId, null));
+      throw error;
+    }
+    return this.settle(agent.prompt(params, options), (response) =>
+      this.endTurn(params.sessionId, response?.stopReason ?? null, response?.usage),
+    );
+  }
+
+  /**
+   * Waits for `request`, then folds its outcome with `fold` (`undefined` when it failed).
+   * A listener that throws while the outcome is folded does not hide it: the request's
+   * own error is what rejects; after a success, the listener's error does.
+   */
+  private async settle<T>(
+    request: Promise<T>,
+    fold: (response: T | undefined) => void,
+  ): Promise<T> {
+    let response: T;
+    try {
+      response = await request;
+    } catch (error) {
+      this.settleQuietly(() => fold(undefined));
+      throw error;
+    }
+    fold(response);
+    return response;
+  }
+
+  /** Runs a change whose listeners' errors must not replace an error already on its way. */
+  private settleQuietly(change: () => void): void {
+    try {
+      change();
+    } catch {
+      // The listener's error loses to the request's own (see `settle`).
     }
   }
 
