@@ -189,6 +189,18 @@ async function sessionMemory(
   };
 }
 
+/** Which remembered sessions `sessions` means: an agent (as `run` names it) and a directory. */
+function sessionsScope(
+  words: readonly string[],
+  opts: { cwd: string; all?: boolean },
+): { agent?: string; cwd?: string } {
+  const agentWords = words[0] === "--" ? words.slice(1) : words;
+  return {
+    ...(agentWords.length === 0 ? {} : { agent: agentWords.join(" ") }),
+    ...(opts.all === true ? {} : { cwd: opts.cwd }),
+  };
+}
+
 /** Builds the program (exported for tests). */
 export function buildProgram(): Command {
   const program = new Command("acp-kit")
@@ -581,6 +593,55 @@ under your cache directory; see docs/registry.md. Any registry id works wherever
       try {
         const { runAgentsRemove } = await import("./registry-command.js");
         process.exitCode = await runAgentsRemove(id);
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  const sessions = program
+    .command("sessions")
+    .description("the sessions run and prompt remember, by agent and directory; forget one")
+    .argument("[agent...]", "only this agent's: its name, or its command after --")
+    .option("--cwd <dir>", "only this directory's", directory, process.cwd())
+    .option("--all", "every directory's")
+    .addOption(new Option("--json", "print them as JSON"))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  acp-kit sessions                 the sessions remembered here, of every agent
+  acp-kit sessions claude --all    claude's sessions, in every directory
+  acp-kit sessions forget 3f2a     forget one (by id, start of an id, or name)
+
+The list lives in acp-kit's state directory; see "The session list" in docs/cli.md.`,
+    )
+    .action(async (words: string[], opts: { cwd: string; all?: boolean; json?: boolean }) => {
+      try {
+        const { runSessionsList } = await import("./sessions-command.js");
+        process.exitCode = await runSessionsList({
+          ...sessionsScope(words, opts),
+          ...(opts.json === true ? { json: true } : {}),
+          out: process.stdout,
+        });
+      } catch (error) {
+        fail(error);
+      }
+    });
+  sessions
+    .command("forget")
+    .description("forget a remembered session (the agent keeps it)")
+    .argument("<session>", "its id, a start of it, or its name")
+    .argument("[agent...]", "the agent, when several remember the session")
+    .option("--cwd <dir>", "the session's directory", directory, process.cwd())
+    .option("--all", "look in every directory")
+    .action(async (session: string, words: string[], opts: { cwd: string; all?: boolean }) => {
+      try {
+        const { runSessionsForget } = await import("./sessions-command.js");
+        process.exitCode = await runSessionsForget({
+          ...sessionsScope(words, opts),
+          session,
+          out: process.stdout,
+        });
       } catch (error) {
         fail(error);
       }
