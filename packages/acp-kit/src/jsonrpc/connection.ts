@@ -118,8 +118,6 @@ export class JsonRpcConnection {
     this.defaultTimeoutMs = options.requestTimeoutMs;
     this.policy = { lenient: options.lenient ?? true, logger: this.logger };
     const lifecycle = this.lifecycle;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- read by getters below
-    const self = this;
     this.dispatcher = new Dispatcher(
       {
         logger: this.logger,
@@ -129,9 +127,7 @@ export class JsonRpcConnection {
         onResponse: (message) => {
           this.onResponse(message);
         },
-        get isClosed() {
-          return lifecycle.isClosed;
-        },
+        isClosed: () => lifecycle.isClosed,
       },
       router,
     );
@@ -140,12 +136,8 @@ export class JsonRpcConnection {
       logger: this.logger,
       dispatch: (message) => dispatcher.dispatch(message),
       nextRequestId: () => this.nextId,
-      get isClosed() {
-        return lifecycle.isClosed;
-      },
-      get isOutputBlocked() {
-        return self.blocked !== undefined;
-      },
+      isClosed: () => lifecycle.isClosed,
+      isOutputBlocked: () => this.blocked !== undefined,
     });
     const context = { logger: this.logger };
     this.transport = transportFor(stream, context);

@@ -77,8 +77,11 @@ export interface DispatchHost {
   readonly exposeErrors: boolean;
   /** Settles an outbound request with a response message. */
   onResponse(message: Record<string, unknown>): void;
-  /** True once the connection is closed (answers are then dropped). */
-  readonly isClosed: boolean;
+  /**
+   * True once the connection is closed (answers are then dropped). A function, not a
+   * getter: a getter in an object literal gives every host its own hidden class.
+   */
+  isClosed(): boolean;
 }
 
 /** A thrown value that should pass through as the JSON-RPC error it describes. */
@@ -134,7 +137,7 @@ export class Dispatcher {
 
   /** Dispatches one inbound value; see {@link DispatchOutcome}. */
   dispatch(message: unknown): DispatchOutcome {
-    if (this.host.isClosed) return undefined;
+    if (this.host.isClosed()) return undefined;
     if (!isPlainObject(message)) {
       const batch = Array.isArray(message);
       this.host.logger.warn?.(
@@ -338,7 +341,7 @@ export class Dispatcher {
     } else if (this.shadowed.length > 0) {
       this.shadowed = this.shadowed.filter((r) => r !== request);
     }
-    if (this.host.isClosed) {
+    if (this.host.isClosed()) {
       this.host.logger.debug?.("Dropped an answer: the connection is closed", {
         method: request.method,
         id: request.id,
@@ -379,7 +382,7 @@ export class Dispatcher {
   }
 
   private answerError(id: JsonRpcId, error: RequestError): void {
-    if (this.host.isClosed) return;
+    if (this.host.isClosed()) return;
     if (!this.host.send({ jsonrpc: "2.0", id, error: error.toErrorResponse() })) {
       // The error's data could not be serialised: send it without data.
       this.host.send({ jsonrpc: "2.0", id, error: { code: error.code, message: error.message } });

@@ -54,9 +54,9 @@ export interface InboxHost {
   /** The id the next outbound request will get (ids grow by one per request). */
   nextRequestId(): number;
   /** True once the connection is closed: nothing is delivered any more. */
-  readonly isClosed: boolean;
+  isClosed(): boolean;
   /** True while our own output is backed up: requests and notifications then wait. */
-  readonly isOutputBlocked: boolean;
+  isOutputBlocked(): boolean;
   readonly logger: Logger;
 }
 
@@ -103,8 +103,9 @@ export class Inbox {
   private resumeReading: (() => void) | undefined;
   /** A macrotask is scheduled to go on after a time slice ran out. */
   private sliced = false;
-  /** When the current slice of delivery work began (-1: no slice running). */
-  private sliceStart = -1;
+  /** When the current slice of delivery work began (negative: no slice running; a double
+   * from the start, so that the field keeps one representation). */
+  private sliceStart = -0.5;
   private clockTicks = 0;
 
   /** @param host - The connection. */
@@ -115,7 +116,7 @@ export class Inbox {
    * stop reading until it settles (the backlog is full).
    */
   push(message: unknown): void | Promise<void> {
-    if (this.host.isClosed) return;
+    if (this.host.isClosed()) return;
     if (this.idle) {
       if (!this.blockedBy(message) && !this.overSlice()) {
         this.deliver(message);
@@ -168,7 +169,7 @@ export class Inbox {
 
   /** True when `message` adds output while our output is backed up: it waits. */
   private blockedBy(message: unknown): boolean {
-    return this.host.isOutputBlocked && this.finishing === undefined && addsOutput(message);
+    return this.host.isOutputBlocked() && this.finishing === undefined && addsOutput(message);
   }
 
   /**
@@ -191,7 +192,7 @@ export class Inbox {
 
   /** A macrotask ran: the next delivery starts a new slice. */
   private readonly endSlice = (): void => {
-    this.sliceStart = -1;
+    this.sliceStart = -0.5;
     if (!this.sliced) return;
     this.sliced = false;
     this.drain();
@@ -283,7 +284,7 @@ export class Inbox {
 
   private drain(): void {
     while (this.head < this.backlog.length) {
-      if (this.host.isClosed) {
+      if (this.host.isClosed()) {
         this.clear();
         return;
       }
