@@ -103,8 +103,10 @@ export class Inbox {
   private resumeReading: (() => void) | undefined;
   /** A macrotask is scheduled to go on after a time slice ran out. */
   private sliced = false;
-  /** When the current slice of delivery work began (negative: no slice running; a double
-   * from the start, so that the field keeps one representation). */
+  /**
+   * When the current slice of delivery work began (negative: no slice running; a double
+   * from the start, so that the field keeps one representation).
+   */
   private sliceStart = -0.5;
   private clockTicks = 0;
 
