@@ -88,7 +88,7 @@ export class ClientToolkit {
   private readonly places = new Map<string, SessionPlace>();
   /** The real paths of each tracked session's roots, resolved when it was tracked. */
   private readonly realPlaces = new Map<string, Promise<string[]>>();
-  /** The session client of each connection (whose closing also kills the terminals). */
+  /** The session client of each connection (whose closing kills its sessions' terminals). */
   private readonly clients = new WeakMap<ClientSideConnection, SessionClient>();
   private readonly handlers: Partial<Client>;
   private readonly sessionSetupTimeoutMs: number | undefined;
@@ -244,28 +244,46 @@ export class ClientToolkit {
    * The {@link SessionClient} of `agent`'s connection, made on first use: it shares this
    * toolkit's store, tells the toolkit each session's roots (so files, terminals and path
    * rules follow them), answers pending permission requests `cancelled` on a cancel,
-   * forgets a closed session, and, when the connection closes, the terminals are killed.
+   * forgets a closed session, and, when the connection closes, the terminals of the
+   * sessions opened through it are killed (the toolkit stays usable for other connections;
+   * {@link ClientToolkit.dispose} is yours to call).
    * Give it the agent's `initialize` answer (here or through its `agentInfo`) for what
    * depends on the agent's capabilities and auth methods.
    */
   sessionClient(agent: ClientSideConnection, agentInfo?: schema.InitializeResponse): SessionClient {
     let client = this.clients.get(agent);
     if (client === undefined) {
+      // The sessions opened through this connection: its closing kills their terminals
+      // only (other connections of this toolkit keep theirs, and can still open new ones).
+      const opened = new Set<string>();
       client = new SessionClient(agent, {
         store: this.sessions,
         ...(this.sessionSetupTimeoutMs === undefined
           ? {}
           : { setupTimeoutMs: this.sessionSetupTimeoutMs }),
         hooks: {
-          opening: (sessionId, roots) => this.trackSession(sessionId, roots),
+          opening: (sessionId, roots) => {
+            opened.add(sessionId);
+            this.trackSession(sessionId, roots);
+          },
           cancelling: (sessionId, turn) =>
             this.permissions.cancelSession(sessionId, turn === undefined ? {} : { until: turn }),
-          closed: (sessionId) => this.forgetSession(sessionId),
+          closed: (sessionId) => {
+            opened.delete(sessionId);
+            this.forgetSession(sessionId);
+          },
         },
       });
       this.clients.set(agent, client);
       const signal = (agent as Partial<Pick<ClientSideConnection, "signal">>).signal;
-      signal?.addEventListener("abort", () => void this.dispose(), { once: true });
+      signal?.addEventListener(
+        "abort",
+        () => {
+          for (const sessionId of opened) this.terminals?.releaseSession(sessionId);
+          opened.clear();
+        },
+        { once: true },
+      );
     }
     if (agentInfo !== undefined) client.agentInfo = agentInfo;
     return client;
@@ -316,8 +334,9 @@ export class ClientToolkit {
   }
 
   /**
-   * Kills every terminal (with its process group). The session helpers arrange for this
-   * when their connection closes; call it yourself if you open sessions another way.
+   * Kills every terminal (with its process group) and refuses new ones. When a connection
+   * closes, the session helpers kill the terminals of its sessions only; call this when you
+   * are done with the toolkit.
    */
   async dispose(): Promise<void> {
     await this.terminals?.dispose();
