@@ -151,6 +151,17 @@ export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
     if (value === undefined) Reflect.deleteProperty(env, key);
     else env[key] = value;
   }
+  const { maxMessageBytes } = given;
+  if (
+    maxMessageBytes !== undefined &&
+    (typeof maxMessageBytes !== "number" ||
+      !Number.isFinite(maxMessageBytes) ||
+      maxMessageBytes < 1)
+  ) {
+    throw new RangeError(
+      `spawnAgent: \`maxMessageBytes\` must be a number of bytes >= 1, got ${String(maxMessageBytes)}`,
+    );
+  }
   const client = given.client;
   const initializeTimeoutMs = nonNegative(
     "initializeTimeoutMs",
@@ -164,7 +175,7 @@ export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
     cwd: given.cwd ?? process.cwd(),
     toClient: typeof client === "function" ? client : () => client ?? NO_CLIENT,
     connection: given.connection ?? {},
-    maxMessageBytes: given.maxMessageBytes,
+    maxMessageBytes,
     stderr,
     stderrLines: Math.floor(
       nonNegative("stderrLines", given.stderrLines, DEFAULT_STDERR_LINES, "a number of lines"),
