@@ -12,6 +12,7 @@ import {
   pipeAgentStream,
   type AcpHttpHandlerOptions,
   type AcpNodeServer,
+  type AcpNodeServerOptions,
   type AcpServerEvent,
   type ConnectionCloseInfo,
 } from "../../packages/acp-kit/src/http/server/index.js";
@@ -233,6 +234,25 @@ describe("security", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }),
     });
     expect(ok.status).toBe(200);
+  });
+
+  it("listen beyond loopback needs authenticate or allowUnauthenticated; loopback does not", async () => {
+    const open = async (options: Partial<AcpNodeServerOptions>, host: string) => {
+      const server = createAcpNodeServer({ agent: rawAgent({ received: [] }), ...options });
+      servers.push(server);
+      return server.listen(0, host);
+    };
+    await expect(open({}, "0.0.0.0")).rejects.toThrow(
+      /Refusing to listen on 0\.0\.0\.0 without authenticate.*allowUnauthenticated: true/,
+    );
+    await expect(open({}, "::")).rejects.toThrow(/Refusing to listen on ::/);
+    for (const host of ["127.0.0.1", "127.0.0.2", "localhost"]) {
+      expect((await open({}, host)).port).toBeGreaterThan(0);
+    }
+    const authenticated = await open({ authenticate: bearerTokenAuth("t0ken") }, "0.0.0.0");
+    expect(authenticated.port).toBeGreaterThan(0);
+    const allowed = await open({ allowUnauthenticated: true }, "0.0.0.0");
+    expect(allowed.port).toBeGreaterThan(0);
   });
 
   it("bearer tokens: 401 with WWW-Authenticate before initialize; a connection is bound to its principal", async () => {
