@@ -426,6 +426,40 @@ describe("ClientToolkit", () => {
     });
   });
 
+  it("spells a link's target as the roots are spelled: a root that is a link, and the root /", async () => {
+    const { dir } = setup("link-roots");
+    mkdirSync(join(dir, "src"));
+    writeFileSync(join(dir, ".env"), "SECRET=1\n");
+    symlinkSync("../.env", join(dir, "src", "config"));
+    const alias = join(temp, `alias-${Date.now()}`);
+    symlinkSync(dir, alias);
+    const seen: string[][] = [];
+    const toolkit = new ClientToolkit({
+      permissions: {
+        policies: [
+          (request) => {
+            seen.push((request.toolCall.locations ?? []).map((l) => l.path));
+            return undefined;
+          },
+        ],
+      },
+    });
+    const ask = (sessionId: string, file: string) =>
+      toolkit.client().requestPermission({
+        sessionId,
+        toolCall: { toolCallId: "t", kind: "edit", locations: [{ path: file }] },
+        options: [{ optionId: "no", name: "Reject", kind: "reject_once" }],
+      });
+    toolkit.trackSession("aliased", { cwd: alias });
+    await ask("aliased", join(alias, "src", "config"));
+    toolkit.trackSession("everywhere", { cwd: "/" });
+    await ask("everywhere", join(dir, "src", "config"));
+    expect(seen).toEqual([
+      [join(alias, "src", "config"), join(alias, ".env")],
+      [join(dir, "src", "config"), join(realpathSync(dir), ".env")],
+    ]);
+  });
+
   it("dispose kills running terminals", async () => {
     const { dir } = setup("terminals");
     const toolkit = new ClientToolkit();
