@@ -255,6 +255,56 @@ describe("security", () => {
     expect(allowed.port).toBeGreaterThan(0);
   });
 
+  it("a failed initialize tells the client a fixed reason only; the log says which", async () => {
+    const events: AcpServerEvent[] = [];
+    const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: {} };
+    const post = (url: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(initialize),
+      });
+    // An agent that never answers: the initialize timeout.
+    const silent = await serve({
+      agent: () => undefined,
+      initializeTimeoutMs: 100,
+      logger: (e) => events.push(e),
+    });
+    const timedOut = await post(silent.url);
+    expect(timedOut.status).toBe(500);
+    expect(await timedOut.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 0,
+      error: { code: -32603, message: "Initialize failed", data: { reason: "timeout" } },
+    });
+    const ws = new WebSocket(silent.url.replace(/^http/, "ws"));
+    const frame = new Promise<unknown>((resolve) =>
+      ws.once("message", (data: Buffer) => resolve(JSON.parse(data.toString("utf8")))),
+    );
+    ws.once("open", () => ws.send(JSON.stringify(initialize)));
+    expect(await frame).toMatchObject({
+      error: { message: "Initialize failed", data: { reason: "timeout" } },
+    });
+    ws.close();
+    expect(
+      events.filter((e) => e.type === "agent-error").map((e) => [e.transport, e.reason]),
+    ).toEqual([
+      [undefined, "initialize failed: timeout"],
+      ["websocket", "initialize failed: timeout"],
+    ]);
+    // An agent that fails: what it threw stays on the server.
+    const failing = await serve({
+      agent: () => {
+        throw new Error("secret detail /home/me/.config");
+      },
+    });
+    const failed = await post(failing.url);
+    const text = await failed.text();
+    expect(failed.status).toBe(500);
+    expect(text).not.toContain("secret");
+    expect(JSON.parse(text)).toMatchObject({ error: { data: { reason: "connection-closed" } } });
+  });
+
   it("bearer tokens: 401 with WWW-Authenticate before initialize; a connection is bound to its principal", async () => {
     const { url } = await serve({ authenticate: bearerTokenAuth(["alpha", "beta"]) });
     const anonymous = new RawClient(url);
