@@ -12,6 +12,13 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
+/**
+ * How long a process group is given after SIGTERM before SIGKILL, by default: 2 s. Used by
+ * `spawnAgent` (`killGraceMs`, on close) and the `TerminalManager` (`killGraceMs`, on kill
+ * and release).
+ */
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
 /** True where agents get their own process group (everywhere but Windows). */
 export const USES_PROCESS_GROUPS = process.platform !== "win32";
 

@@ -6,10 +6,8 @@
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import type { Client } from "../../peer/client.js";
+import { DEFAULT_KILL_GRACE_MS } from "../process-group.js";
 import type { ResolveAgentOptions } from "../registry/resolve.js";
-
-/** How long {@link SpawnedAgent.close} waits after SIGTERM before SIGKILL: 2 s. */
-export const DEFAULT_KILL_GRACE_MS = 2000;
 
 /**
  * How long {@link SpawnedAgent.initialize} waits for the answer by default: 120 s.
