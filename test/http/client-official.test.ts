@@ -4,6 +4,7 @@
  * official `agent()` plays the shared interop script, our `ClientSideConnection` plays
  * the client.
  */
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   PROTOCOL_VERSION,
@@ -238,6 +239,25 @@ describe("client options against the official server", () => {
     controller.abort();
     await stream.closed;
     expect(await turn).toBeInstanceOf(Error);
+  });
+
+  it("a long-lived AbortSignal does not keep listeners of ended transports", async () => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    for (let i = 0; i < 3; i++) {
+      const http = connectHttp(server.url, { signal });
+      const { connection } = connectOurClient(http);
+      await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+      const ws = connectWebSocket(server.url.replace(/^http/, "ws"), { signal });
+      expect(getEventListeners(signal, "abort")).toHaveLength(2);
+      await Promise.all([http.close(), ws.close()]);
+      expect(getEventListeners(signal, "abort")).toHaveLength(0);
+    }
+    // A transport that ended on its own (unreachable server) lets go too.
+    const lost = connectWebSocket("ws://127.0.0.1:9/acp", { reconnect: false, signal });
+    await lost.closed;
+    expect(getEventListeners(signal, "abort")).toHaveLength(0);
+    expect(signal.aborted).toBe(false);
   });
 
   it("a server that is not there: initialize fails with a clear error", async () => {

@@ -97,6 +97,23 @@ describe("resumable SSE streams", () => {
     await fresh.cancel();
   });
 
+  it("a receiver replaced by a resume no longer counts: the idle timeout reaps the connection", async () => {
+    const closed: ConnectionCloseInfo[] = [];
+    const url = await serve({ idleTimeoutMs: 150, onConnectionClose: (info) => closed.push(info) });
+    const client = new RawClient(url);
+    await client.initialize();
+    const stale = await client.sse();
+    await client.post({ jsonrpc: "2.0", method: "_test/shout" });
+    const [heard] = await stale.take(1);
+    // The resume comes while the old response is still open.
+    const fresh = await client.sse(undefined, { "Last-Event-ID": heard!.id! });
+    expect(await stale.next()).toBeUndefined();
+    await fresh.cancel();
+    // No receiver left: the connection is idle and closes.
+    expect(await until(() => closed.length === 1)).toBe(true);
+    expect(closed[0]).toMatchObject({ reason: "idle" });
+  });
+
   it("409 when the cursor fell out of the buffer or was never issued; 404 once the connection is gone", async () => {
     const url = await serve({ resumable: { retentionMessages: 5 } });
     const client = new RawClient(url);

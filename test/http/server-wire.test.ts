@@ -12,6 +12,7 @@ import {
   pipeAgentStream,
   type AcpHttpHandlerOptions,
   type AcpNodeServer,
+  type AcpNodeServerOptions,
   type AcpServerEvent,
   type ConnectionCloseInfo,
 } from "../../packages/acp-kit/src/http/server/index.js";
@@ -233,6 +234,75 @@ describe("security", () => {
       body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} }),
     });
     expect(ok.status).toBe(200);
+  });
+
+  it("listen beyond loopback needs authenticate or allowUnauthenticated; loopback does not", async () => {
+    const open = async (options: Partial<AcpNodeServerOptions>, host: string) => {
+      const server = createAcpNodeServer({ agent: rawAgent({ received: [] }), ...options });
+      servers.push(server);
+      return server.listen(0, host);
+    };
+    await expect(open({}, "0.0.0.0")).rejects.toThrow(
+      /Refusing to listen on 0\.0\.0\.0 without authenticate.*allowUnauthenticated: true/,
+    );
+    await expect(open({}, "::")).rejects.toThrow(/Refusing to listen on ::/);
+    for (const host of ["127.0.0.1", "127.0.0.2", "localhost"]) {
+      expect((await open({}, host)).port).toBeGreaterThan(0);
+    }
+    const authenticated = await open({ authenticate: bearerTokenAuth("t0ken") }, "0.0.0.0");
+    expect(authenticated.port).toBeGreaterThan(0);
+    const allowed = await open({ allowUnauthenticated: true }, "0.0.0.0");
+    expect(allowed.port).toBeGreaterThan(0);
+  });
+
+  it("a failed initialize tells the client a fixed reason only; the log says which", async () => {
+    const events: AcpServerEvent[] = [];
+    const initialize = { jsonrpc: "2.0", id: 0, method: "initialize", params: {} };
+    const post = (url: string) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(initialize),
+      });
+    // An agent that never answers: the initialize timeout.
+    const silent = await serve({
+      agent: () => undefined,
+      initializeTimeoutMs: 100,
+      logger: (e) => events.push(e),
+    });
+    const timedOut = await post(silent.url);
+    expect(timedOut.status).toBe(500);
+    expect(await timedOut.json()).toEqual({
+      jsonrpc: "2.0",
+      id: 0,
+      error: { code: -32603, message: "Initialize failed", data: { reason: "timeout" } },
+    });
+    const ws = new WebSocket(silent.url.replace(/^http/, "ws"));
+    const frame = new Promise<unknown>((resolve) =>
+      ws.once("message", (data: Buffer) => resolve(JSON.parse(data.toString("utf8")))),
+    );
+    ws.once("open", () => ws.send(JSON.stringify(initialize)));
+    expect(await frame).toMatchObject({
+      error: { message: "Initialize failed", data: { reason: "timeout" } },
+    });
+    ws.close();
+    expect(
+      events.filter((e) => e.type === "agent-error").map((e) => [e.transport, e.reason]),
+    ).toEqual([
+      [undefined, "initialize failed: timeout"],
+      ["websocket", "initialize failed: timeout"],
+    ]);
+    // An agent that fails: what it threw stays on the server.
+    const failing = await serve({
+      agent: () => {
+        throw new Error("secret detail /home/me/.config");
+      },
+    });
+    const failed = await post(failing.url);
+    const text = await failed.text();
+    expect(failed.status).toBe(500);
+    expect(text).not.toContain("secret");
+    expect(JSON.parse(text)).toMatchObject({ error: { data: { reason: "connection-closed" } } });
   });
 
   it("bearer tokens: 401 with WWW-Authenticate before initialize; a connection is bound to its principal", async () => {

@@ -314,6 +314,46 @@ describe("ClientToolkit", () => {
     await vi.waitFor(() => expect(() => process.kill(pid!, 0)).toThrow());
   });
 
+  it("a closing connection kills only its own sessions' terminals; the others keep working", async () => {
+    const { dir } = setup("two-connections");
+    const toolkit = new ClientToolkit();
+    const connect = async (sessionId: string) => {
+      const pair = memoryStreamPair();
+      const agentSide = new AgentSideConnection(
+        (client) => ({
+          initialize: () => ({ protocolVersion: PROTOCOL_VERSION }),
+          newSession: () => ({ sessionId }),
+          authenticate: () => undefined,
+          cancel: () => undefined,
+          prompt: async () => {
+            await client.createTerminal({ sessionId, command: "sleep", args: ["100"] });
+            return { stopReason: "end_turn" as const };
+          },
+        }),
+        pair.agent,
+      );
+      const clientSide = new ClientSideConnection(() => toolkit.client(), pair.client);
+      await toolkit.newSession(clientSide, { cwd: dir, mcpServers: [] });
+      await toolkit.prompt(clientSide, { sessionId, prompt: [] });
+      return { agentSide, clientSide };
+    };
+    const a = await connect("a");
+    const b = await connect("b");
+    const pidA = toolkit.terminals!.list("a")[0]?.pid;
+    const pidB = toolkit.terminals!.list("b")[0]?.pid;
+    expect(pidA).toBeGreaterThan(0);
+    expect(pidB).toBeGreaterThan(0);
+    a.agentSide.close();
+    await vi.waitFor(() => expect(() => process.kill(pidA!, 0)).toThrow());
+    expect(toolkit.terminals!.list("a")).toEqual([]);
+    // b's terminal lives on, and b can still start terminals.
+    expect(() => process.kill(pidB!, 0)).not.toThrow();
+    await toolkit.prompt(b.clientSide, { sessionId: "b", prompt: [] });
+    expect(toolkit.terminals!.list("b")).toHaveLength(2);
+    await toolkit.dispose();
+    expect(() => process.kill(pidB!, 0)).toThrow();
+  });
+
   it("runs terminals only inside the session's roots", async () => {
     const { dir } = setup("terminal-cwd");
     const { toolkit, created } = await terminalPair(dir, { command: "sleep", cwd: "/" });
@@ -384,6 +424,40 @@ describe("ClientToolkit", () => {
     expect(await ask("src/plain.ts")).toEqual({
       outcome: { outcome: "selected", optionId: "yes" },
     });
+  });
+
+  it("spells a link's target as the roots are spelled: a root that is a link, and the root /", async () => {
+    const { dir } = setup("link-roots");
+    mkdirSync(join(dir, "src"));
+    writeFileSync(join(dir, ".env"), "SECRET=1\n");
+    symlinkSync("../.env", join(dir, "src", "config"));
+    const alias = join(temp, `alias-${Date.now()}`);
+    symlinkSync(dir, alias);
+    const seen: string[][] = [];
+    const toolkit = new ClientToolkit({
+      permissions: {
+        policies: [
+          (request) => {
+            seen.push((request.toolCall.locations ?? []).map((l) => l.path));
+            return undefined;
+          },
+        ],
+      },
+    });
+    const ask = (sessionId: string, file: string) =>
+      toolkit.client().requestPermission({
+        sessionId,
+        toolCall: { toolCallId: "t", kind: "edit", locations: [{ path: file }] },
+        options: [{ optionId: "no", name: "Reject", kind: "reject_once" }],
+      });
+    toolkit.trackSession("aliased", { cwd: alias });
+    await ask("aliased", join(alias, "src", "config"));
+    toolkit.trackSession("everywhere", { cwd: "/" });
+    await ask("everywhere", join(dir, "src", "config"));
+    expect(seen).toEqual([
+      [join(alias, "src", "config"), join(alias, ".env")],
+      [join(dir, "src", "config"), join(realpathSync(dir), ".env")],
+    ]);
   });
 
   it("dispose kills running terminals", async () => {

@@ -349,6 +349,34 @@ describe("PermissionBroker", () => {
     );
   });
 
+  it("keeps nothing for the session ids an agent sends, only for tracked sessions and your answers", async () => {
+    const { prompt, calls } = manualPrompt();
+    const broker = new PermissionBroker({
+      policies: [permissionRules("allow read src/**"), rememberedAnswers()],
+      prompt,
+      cwd: "/repo",
+    });
+    const kept = () => (broker as unknown as { sessions: Map<string, unknown> }).sessions.size;
+    for (let i = 0; i < 1000; i++) {
+      const answer = await broker.requestPermission(
+        req({ kind: "read", locations: [{ path: "/repo/src/a.ts" }] }, undefined, `agent-${i}`),
+      );
+      // The default cwd still places relative rules.
+      expect(answer).toEqual(selected("allow_once"));
+    }
+    expect(kept()).toBe(0);
+    broker.trackSession("s1", { cwd: "/repo" });
+    expect(kept()).toBe(1);
+    // A person's "always" is remembered even for a session that was not tracked.
+    const ls = () => req({ kind: "execute", rawInput: { command: "ls" } }, undefined, "s9");
+    const asked = broker.requestPermission(ls());
+    await tick();
+    calls[0]!.answer("allow_always-id");
+    expect(await asked).toEqual(selected("allow_always"));
+    expect(kept()).toBe(2);
+    expect(await broker.requestPermission(ls())).toEqual(selected("allow_always"));
+  });
+
   it("remembers *_always answers for the session only, and applies them to pending requests", async () => {
     const { prompt, calls } = manualPrompt();
     const broker = new PermissionBroker({ prompt });

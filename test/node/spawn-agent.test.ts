@@ -451,6 +451,11 @@ describe("spawnAgent: startup errors", () => {
       /`command` must be a non-empty string/,
     );
     await expect(spawnAgent({ command: "x", killGraceMs: -1 })).rejects.toThrow(/`killGraceMs`/);
+    for (const maxMessageBytes of [0, NaN, -5]) {
+      await expect(spawnAgent({ command: "x", maxMessageBytes })).rejects.toThrow(
+        /`maxMessageBytes` must be a number of bytes >= 1/,
+      );
+    }
   });
 
   it("times out initialize with the phase and the stderr tail, and the agent can be closed", async () => {
@@ -504,6 +509,37 @@ describe("spawnAgent: no process is left behind", () => {
     for (const pid of pids) expect(alive(pid)).toBe(true);
     await within(agent.close(), 20_000, "close");
     await waitFor(() => pids.every((pid) => !alive(pid)), 10_000, "every process to end");
+  });
+
+  it("kills the started agent when the client factory throws", async () => {
+    // A sleep with an argument no other process has: found by its command line in /proc.
+    const marker = `${1000 + (process.pid % 1000)}.${Date.now() % 100_000}`;
+    const running = (): number[] =>
+      readdirProc()
+        .filter((entry) => {
+          try {
+            const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+            return cmdline === `sleep\0${marker}\0` && alive(Number(entry));
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
+    const error = await rejection(
+      spawnAgent({
+        command: "sleep",
+        args: [marker],
+        client: () => {
+          throw new Error("no client today");
+        },
+      }),
+    );
+    expect(error).toMatchObject({ message: "no client today" });
+    try {
+      await waitFor(() => running().length === 0, 10_000, "the agent to end");
+    } finally {
+      for (const pid of running()) process.kill(pid, "SIGKILL");
+    }
   });
 
   it("SIGKILLs what ignores SIGTERM after the grace period", async () => {

@@ -4,7 +4,6 @@
  *
  * @module
  */
-import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
@@ -14,10 +13,22 @@ import type * as schema from "../schema/types.gen.js";
 import { SessionClient } from "../session/session-client.js";
 import { SessionStore } from "../session/store.js";
 import { FileSystemHandler, type FileSystemHandlerOptions } from "./fs/handler.js";
-import { confinePath, realRoots } from "./fs/confine.js";
+import { confinePath, isInside, realRoots } from "./fs/confine.js";
 import { PermissionBroker, type PermissionBrokerOptions } from "./permissions/broker.js";
 import type { TerminalManagerOptions } from "./terminals/options.js";
 import { TerminalManager } from "./terminals/manager.js";
+
+/** A root as given, and its real path. */
+interface RealRoot {
+  readonly root: string;
+  readonly real: string;
+}
+
+/** The real path of each root that can be resolved, with the root as given. */
+async function resolveRoots(roots: readonly string[]): Promise<RealRoot[]> {
+  const reals = await Promise.all(roots.map((root) => realRoots([root])));
+  return roots.flatMap((root, i) => (reals[i] ?? []).map((real) => ({ root, real })));
+}
 
 /** Options of {@link ClientToolkit}. */
 export interface ClientToolkitOptions {
@@ -86,9 +97,12 @@ export class ClientToolkit {
   /** Every session's state. */
   readonly sessions: SessionStore;
   private readonly places = new Map<string, SessionPlace>();
-  /** The real paths of each tracked session's roots, resolved when it was tracked. */
-  private readonly realPlaces = new Map<string, Promise<string[]>>();
-  /** The session client of each connection (whose closing also kills the terminals). */
+  /**
+   * Each tracked session's roots with their real paths, resolved once, when it was tracked
+   * (a root that cannot be resolved is left out).
+   */
+  private readonly realPlaces = new Map<string, Promise<RealRoot[]>>();
+  /** The session client of each connection (whose closing kills its sessions' terminals). */
   private readonly clients = new WeakMap<ClientSideConnection, SessionClient>();
   private readonly handlers: Partial<Client>;
   private readonly sessionSetupTimeoutMs: number | undefined;
@@ -174,7 +188,9 @@ export class ClientToolkit {
       );
     }
     const roots = [place.cwd, ...(place.additionalDirectories ?? [])];
-    const reals = await (this.realPlaces.get(sessionId) ?? realRoots(roots));
+    const reals = (await (this.realPlaces.get(sessionId) ?? resolveRoots(roots))).map(
+      (r) => r.real,
+    );
     return (await confinePath(cwd, roots, reals, undefined, true)).real;
   }
 
@@ -187,24 +203,20 @@ export class ClientToolkit {
     params: schema.RequestPermissionRequest,
   ): Promise<schema.RequestPermissionRequest> {
     const { files } = this;
-    const place = this.places.get(params.sessionId);
+    const reals = this.realPlaces.get(params.sessionId);
     const locations = params.toolCall.locations ?? [];
-    if (files === undefined || place === undefined || locations.length === 0) return params;
-    const roots = [place.cwd, ...(place.additionalDirectories ?? [])];
+    if (files === undefined || reals === undefined || locations.length === 0) return params;
+    const roots = await reals;
     const targets = await Promise.all(
       locations.map(async ({ path: where }) => {
         if (!path.isAbsolute(where)) return undefined;
         const real = await files.resolvePath(params.sessionId, where).catch(() => undefined);
         if (real === undefined) return undefined;
         // The target in the same spelling as the roots (a root may itself be a link).
-        for (const root of roots) {
-          const realRoot = await realpath(root).catch(() => root);
-          if (real === realRoot || real.startsWith(realRoot + path.sep)) {
-            const target = root + real.slice(realRoot.length);
-            return target === where ? undefined : target;
-          }
-        }
-        return real === where ? undefined : real;
+        const inside = roots.find((root) => isInside(real, root.real));
+        const target =
+          inside === undefined ? real : path.join(inside.root, path.relative(inside.real, real));
+        return target === where ? undefined : target;
       }),
     );
     const added = targets.filter((t): t is string => t !== undefined).map((t) => ({ path: t }));
@@ -218,12 +230,12 @@ export class ClientToolkit {
    */
   trackSession(sessionId: string, place: SessionPlace): void {
     this.places.set(sessionId, place);
-    if (this.files === undefined) {
-      // Resolved once, now, as the file handler does: a root swapped for a link later is
-      // not followed.
-      const roots = [place.cwd, ...(place.additionalDirectories ?? [])];
-      this.realPlaces.set(sessionId, realRoots(roots));
-    }
+    // Resolved once, now, as the file handler does: a root swapped for a link later is not
+    // followed, and permission requests do not resolve the roots again.
+    this.realPlaces.set(
+      sessionId,
+      resolveRoots([place.cwd, ...(place.additionalDirectories ?? [])]),
+    );
     this.files?.addSession(sessionId, {
       cwd: place.cwd,
       additionalDirectories: place.additionalDirectories ?? [],
@@ -244,28 +256,46 @@ export class ClientToolkit {
    * The {@link SessionClient} of `agent`'s connection, made on first use: it shares this
    * toolkit's store, tells the toolkit each session's roots (so files, terminals and path
    * rules follow them), answers pending permission requests `cancelled` on a cancel,
-   * forgets a closed session, and, when the connection closes, the terminals are killed.
+   * forgets a closed session, and, when the connection closes, the terminals of the
+   * sessions opened through it are killed (the toolkit stays usable for other connections;
+   * {@link ClientToolkit.dispose} is yours to call).
    * Give it the agent's `initialize` answer (here or through its `agentInfo`) for what
    * depends on the agent's capabilities and auth methods.
    */
   sessionClient(agent: ClientSideConnection, agentInfo?: schema.InitializeResponse): SessionClient {
     let client = this.clients.get(agent);
     if (client === undefined) {
+      // The sessions opened through this connection: its closing kills their terminals
+      // only (other connections of this toolkit keep theirs, and can still open new ones).
+      const opened = new Set<string>();
       client = new SessionClient(agent, {
         store: this.sessions,
         ...(this.sessionSetupTimeoutMs === undefined
           ? {}
           : { setupTimeoutMs: this.sessionSetupTimeoutMs }),
         hooks: {
-          opening: (sessionId, roots) => this.trackSession(sessionId, roots),
+          opening: (sessionId, roots) => {
+            opened.add(sessionId);
+            this.trackSession(sessionId, roots);
+          },
           cancelling: (sessionId, turn) =>
             this.permissions.cancelSession(sessionId, turn === undefined ? {} : { until: turn }),
-          closed: (sessionId) => this.forgetSession(sessionId),
+          closed: (sessionId) => {
+            opened.delete(sessionId);
+            this.forgetSession(sessionId);
+          },
         },
       });
       this.clients.set(agent, client);
       const signal = (agent as Partial<Pick<ClientSideConnection, "signal">>).signal;
-      signal?.addEventListener("abort", () => void this.dispose(), { once: true });
+      signal?.addEventListener(
+        "abort",
+        () => {
+          for (const sessionId of opened) this.terminals?.releaseSession(sessionId);
+          opened.clear();
+        },
+        { once: true },
+      );
     }
     if (agentInfo !== undefined) client.agentInfo = agentInfo;
     return client;
@@ -316,8 +346,9 @@ export class ClientToolkit {
   }
 
   /**
-   * Kills every terminal (with its process group). The session helpers arrange for this
-   * when their connection closes; call it yourself if you open sessions another way.
+   * Kills every terminal (with its process group) and refuses new ones. When a connection
+   * closes, the session helpers kill the terminals of its sessions only; call this when you
+   * are done with the toolkit.
    */
   async dispose(): Promise<void> {
     await this.terminals?.dispose();

@@ -12,6 +12,13 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
+/**
+ * How long a process group is given after SIGTERM before SIGKILL, by default: 2 s. Used by
+ * `spawnAgent` (`killGraceMs`, on close) and the `TerminalManager` (`killGraceMs`, on kill
+ * and release).
+ */
+export const DEFAULT_KILL_GRACE_MS = 2000;
+
 /** True where agents get their own process group (everywhere but Windows). */
 export const USES_PROCESS_GROUPS = process.platform !== "win32";
 
@@ -44,6 +51,51 @@ function procState(pid: string): { state: string; pgid: number } | undefined {
   return state === undefined ? undefined : { state, pgid };
 }
 
+/** Whether `/proc/<pid>` is a running (not zombie) member of the group `pgid`. */
+function runningMember(pid: string, pgid: number): boolean {
+  const info = procState(pid);
+  return info?.pgid === pgid && info.state !== "Z" && info.state !== "X";
+}
+
+/**
+ * Tells whether a process group still runs, as cheaply as it can when asked again and
+ * again: a signal 0 to the group first (no such group: gone, no file read); then the
+ * members found running last time (the leader, at first); only when none of them runs
+ * any more is the whole of `/proc` scanned, for the group's zombies and new members.
+ */
+class GroupProbe {
+  /** The members seen running by the last look, as `/proc` entries. */
+  private members: string[];
+
+  constructor(private readonly pgid: number) {
+    this.members = [String(pgid)];
+  }
+
+  alive(): boolean {
+    const { pgid } = this;
+    try {
+      process.kill(-pgid, 0);
+    } catch (error) {
+      // EPERM: a member exists that we may not signal; it is alive.
+      return (error as NodeJS.ErrnoException).code === "EPERM";
+    }
+    // Only Linux is read through /proc; elsewhere the group existing has to do.
+    if (process.platform !== "linux") return true;
+    if (this.members.some((pid) => runningMember(pid, pgid))) return true;
+    let entries: string[];
+    try {
+      entries = readdirSync("/proc");
+    } catch {
+      return true;
+    }
+    this.members = entries.filter((entry) => {
+      const first = entry.charCodeAt(0);
+      return first >= 48 && first <= 57 && runningMember(entry, pgid);
+    });
+    return this.members.length > 0;
+  }
+}
+
 /**
  * True while some process of the group has not exited. Zombies (exited, not yet reaped
  * by their parent) do not count: they run nothing, and in containers whose init never
@@ -51,28 +103,7 @@ function procState(pid: string): { state: string; pgid: number } | undefined {
  * @internal
  */
 export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-  } catch (error) {
-    // EPERM: a member exists that we may not signal; it is alive.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-  if (process.platform !== "linux") return true;
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    const first = entry.charCodeAt(0);
-    if (first < 48 || first > 57) continue;
-    const info = procState(entry);
-    if (info?.pgid === pgid && info.state !== "Z" && info.state !== "X") {
-      return true;
-    }
-  }
-  return false;
+  return new GroupProbe(pgid).alive();
 }
 
 /**
@@ -133,8 +164,16 @@ export interface GroupLeader {
   killLeader(signal: NodeJS.Signals): void;
 }
 
-/** How often {@link endProcessGroup} looks whether the group is gone. */
-const GROUP_POLL_MS = 25;
+/**
+ * How often {@link endProcessGroup} looks whether the group is gone after a signal: first
+ * after this many ms, then twice as long each time, up to {@link GROUP_POLL_MAX_MS}. (The
+ * leader's exit is heard at once, without polling.)
+ */
+const GROUP_POLL_MS = 50;
+const GROUP_POLL_MAX_MS = 400;
+/** The same after SIGKILL, which the kernel carries out quickly. */
+const KILL_POLL_MS = 10;
+const KILL_POLL_MAX_MS = 100;
 /** How long {@link endProcessGroup} waits for SIGKILLed members to be gone. */
 const KILL_WAIT_MS = 1000;
 
@@ -156,6 +195,14 @@ export function groupRunning(leader: GroupLeader): boolean {
   return !leader.hasExited() || (USES_PROCESS_GROUPS && groupAlive(leader.pid));
 }
 
+/** Waits `ms`, or less when the leader exits meanwhile. */
+async function pause(ms: number, leader: GroupLeader): Promise<void> {
+  if (leader.hasExited()) return sleep(ms);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, ms))), leader.exited]);
+  clearTimeout(timer);
+}
+
 /**
  * Ends a process group: `signal` (SIGTERM by default) to all of it, SIGKILL to whatever
  * is left after `graceMs`; resolves once the leader has exited and nothing of the group
@@ -172,18 +219,24 @@ export async function endProcessGroup(
   },
 ): Promise<void> {
   const send = options.send ?? ((signal: NodeJS.Signals) => signalGroupOf(leader, signal));
+  const probe = new GroupProbe(leader.pid);
+  const running = (): boolean => !leader.hasExited() || (USES_PROCESS_GROUPS && probe.alive());
   const deadline = Date.now() + options.graceMs;
   send(options.signal ?? "SIGTERM");
-  while (groupRunning(leader) && Date.now() < deadline) {
-    await sleep(Math.min(GROUP_POLL_MS, Math.max(1, deadline - Date.now())));
+  let wait = GROUP_POLL_MS;
+  while (running() && Date.now() < deadline) {
+    await pause(Math.min(wait, Math.max(1, deadline - Date.now())), leader);
+    wait = Math.min(wait * 2, GROUP_POLL_MAX_MS);
   }
-  if (groupRunning(leader)) {
+  if (running()) {
     send("SIGKILL");
     // SIGKILL is not instant: wait (bounded) until the kernel has ended every member, so
     // that "resolved" means nothing of the group runs any more.
     const killDeadline = Date.now() + KILL_WAIT_MS;
-    while (USES_PROCESS_GROUPS && groupAlive(leader.pid) && Date.now() < killDeadline) {
-      await sleep(5);
+    wait = KILL_POLL_MS;
+    while (USES_PROCESS_GROUPS && probe.alive() && Date.now() < killDeadline) {
+      await sleep(wait);
+      wait = Math.min(wait * 2, KILL_POLL_MAX_MS);
     }
   }
   await leader.exited;

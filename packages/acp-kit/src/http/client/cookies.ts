@@ -19,16 +19,24 @@ export interface CookieStore {
   clear(): void;
 }
 
+/** A stored cookie: its value and when it expires (ms since the epoch; none: never). */
+interface StoredCookie {
+  readonly value: string;
+  readonly expiresAt: number | undefined;
+}
+
 /**
- * A cookie store in memory: name → value, no domain, path or expiry handling (a remote
- * connection talks to one origin). A cookie set with `Max-Age=0` or an expiry in the
- * past is removed.
+ * A cookie store in memory, by name. Expiry is honoured: a cookie set with `Max-Age` or
+ * `Expires` is sent until then (`Max-Age` wins when both are given), and one set with
+ * `Max-Age=0` or an expiry in the past is removed. `Domain` and `Path` are not looked at:
+ * a remote connection talks to one endpoint of one origin, and {@link CookieStore.apply}
+ * does not get the request's URL.
  */
 export class MemoryCookieStore implements CookieStore {
-  private readonly cookies = new Map<string, string>();
+  private readonly cookies = new Map<string, StoredCookie>();
 
   apply(headers: Headers): void {
-    const merged = new Map<string, string>(this.cookies);
+    const merged = new Map<string, string>(this.current());
     // Cookies the caller put in the request win over stored ones.
     for (const [name, value] of parseCookieHeader(headers.get("Cookie"))) merged.set(name, value);
     if (merged.size === 0) return;
@@ -39,8 +47,11 @@ export class MemoryCookieStore implements CookieStore {
     for (const line of setCookieLines(headers)) {
       const parsed = parseSetCookie(line);
       if (parsed === undefined) continue;
-      if (parsed.expired) this.cookies.delete(parsed.name);
-      else this.cookies.set(parsed.name, parsed.value);
+      if (parsed.expiresAt !== undefined && parsed.expiresAt <= Date.now()) {
+        this.cookies.delete(parsed.name);
+      } else {
+        this.cookies.set(parsed.name, { value: parsed.value, expiresAt: parsed.expiresAt });
+      }
     }
   }
 
@@ -50,8 +61,20 @@ export class MemoryCookieStore implements CookieStore {
 
   /** The stored cookies as a `Cookie` header value, or `undefined` when there are none. */
   header(): string | undefined {
-    if (this.cookies.size === 0) return undefined;
-    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
+    const current = this.current();
+    if (current.length === 0) return undefined;
+    return current.map(([name, value]) => `${name}=${value}`).join("; ");
+  }
+
+  /** The cookies not expired yet, as name and value; drops the expired ones. */
+  private current(): [string, string][] {
+    const now = Date.now();
+    const out: [string, string][] = [];
+    for (const [name, cookie] of this.cookies) {
+      if (cookie.expiresAt !== undefined && cookie.expiresAt <= now) this.cookies.delete(name);
+      else out.push([name, cookie.value]);
+    }
+    return out;
   }
 }
 
@@ -62,25 +85,32 @@ function setCookieLines(headers: Headers): string[] {
   return joined === null ? [] : joined.split(/,(?=\s*[^;,\s]+=)/).map((s) => s.trim());
 }
 
+/** A `Set-Cookie` line: name, value, and when it expires (none: at the end of the session). */
 function parseSetCookie(
   line: string,
-): { name: string; value: string; expired: boolean } | undefined {
+): { name: string; value: string; expiresAt: number | undefined } | undefined {
   const [pair = "", ...attributes] = line.split(";");
   const eq = pair.indexOf("=");
   if (eq <= 0) return undefined;
   const name = pair.slice(0, eq).trim();
   if (name === "") return undefined;
-  let expired = false;
+  let maxAge: number | undefined;
+  let expires: number | undefined;
   for (const attribute of attributes) {
-    const [key = "", raw = ""] = attribute.split("=", 2).map((s) => s.trim());
-    const lower = key.toLowerCase();
-    if (lower === "max-age" && Number(raw) <= 0) expired = true;
-    if (lower === "expires") {
+    const at = attribute.indexOf("=");
+    const key = (at < 0 ? attribute : attribute.slice(0, at)).trim().toLowerCase();
+    const raw = at < 0 ? "" : attribute.slice(at + 1).trim();
+    if (key === "max-age" && /^-?\d+$/.test(raw)) {
+      // RFC 6265: zero or less expires at once.
+      maxAge = Math.max(0, Number(raw));
+    } else if (key === "expires") {
       const when = Date.parse(raw);
-      if (!Number.isNaN(when) && when <= Date.now()) expired = true;
+      if (!Number.isNaN(when)) expires = when;
     }
   }
-  return { name, value: pair.slice(eq + 1).trim(), expired };
+  const now = Date.now();
+  const expiresAt = maxAge !== undefined ? now + maxAge * 1000 : expires;
+  return { name, value: pair.slice(eq + 1).trim(), expiresAt };
 }
 
 function parseCookieHeader(header: string | null): [string, string][] {

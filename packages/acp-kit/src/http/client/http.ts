@@ -148,7 +148,13 @@ class HttpTransport implements RemoteStream {
     });
     if (options.signal !== undefined) {
       if (options.signal.aborted) void this.close();
-      else options.signal.addEventListener("abort", () => void this.close(), { once: true });
+      else {
+        // Removed when the stream ends: a long-lived signal must not keep this stream alive.
+        options.signal.addEventListener("abort", () => void this.close(), {
+          once: true,
+          signal: this.lifetime.signal,
+        });
+      }
     }
   }
 

@@ -121,7 +121,13 @@ class WebSocketTransport implements RemoteStream {
     });
     if (options.signal !== undefined) {
       if (options.signal.aborted) void this.close();
-      else options.signal.addEventListener("abort", () => void this.close(), { once: true });
+      else {
+        // Removed when the stream ends: a long-lived signal must not keep this stream alive.
+        options.signal.addEventListener("abort", () => void this.close(), {
+          once: true,
+          signal: this.lifetime.signal,
+        });
+      }
     }
     void this.open(false).catch((error: unknown) => this.finish(asError(error)));
   }

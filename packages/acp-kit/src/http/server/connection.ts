@@ -36,6 +36,35 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/** Raised when the agent does not answer `initialize` within `initializeTimeoutMs`. */
+export class InitializeTimeoutError extends Error {
+  constructor() {
+    super("initialize timed out");
+    this.name = "InitializeTimeoutError";
+  }
+}
+
+/**
+ * The JSON-RPC error sent to the client when `initialize` fails, and the fixed reason
+ * logged for it. The client learns what kind of failure it was (`data.reason`), never the
+ * text of an error raised inside the server.
+ */
+export function initializeFailure(error: unknown): {
+  readonly error: { code: number; message: string; data: { reason: string } };
+  readonly logReason: string;
+} {
+  const reason =
+    error instanceof InitializeTimeoutError
+      ? "timeout"
+      : error instanceof ConnectionClosedError
+        ? "connection-closed"
+        : "internal";
+  return {
+    error: { code: -32603, message: "Initialize failed", data: { reason } },
+    logReason: `initialize failed: ${reason}`,
+  };
+}
+
 /** What the server needs to create a connection. */
 export interface ConnectionInit {
   readonly id: string;

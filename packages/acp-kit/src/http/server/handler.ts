@@ -18,7 +18,9 @@ import {
 import { originChecker } from "./auth.js";
 import {
   ConnectionClosedError,
+  InitializeTimeoutError,
   ServedConnection,
+  initializeFailure,
   idKey,
   paramsSessionId,
   type ConnectionLimits,
@@ -369,7 +371,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       try {
         const answer = connection.initialize(message, (m) => advertise(m, advertisement));
         const timeout = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error("initialize timed out")), initializeTimeoutMs);
+          timer = setTimeout(() => reject(new InitializeTimeoutError()), initializeTimeoutMs);
         });
         return await Promise.race([answer, timeout]);
       } finally {
@@ -433,19 +435,9 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       return json(answer, 200, { [HEADER_CONNECTION_ID]: connection.id });
     } catch (error) {
       connection.close("initialize-failed");
-      log({ type: "agent-error", connectionId: connection.id, reason: "initialize failed" });
-      return json(
-        {
-          jsonrpc: "2.0",
-          id,
-          error: {
-            code: -32603,
-            message: "Initialize failed",
-            data: error instanceof Error ? error.message : undefined,
-          },
-        },
-        500,
-      );
+      const failure = initializeFailure(error);
+      log({ type: "agent-error", connectionId: connection.id, reason: failure.logReason });
+      return json({ jsonrpc: "2.0", id, error: failure.error }, 500);
     }
   };
 

@@ -10,5 +10,6 @@ export {
   attachAcpHandler,
   createAcpNodeServer,
   type AcpNodeServer,
+  type AcpNodeServerOptions,
   type AttachOptions,
 } from "./node.js";

@@ -226,17 +226,42 @@ export interface AcpNodeServer {
   readonly server: Server;
   /** The server core. */
   readonly handler: AcpHttpHandler;
-  /** Starts listening; resolves with the bound address (use port 0 for any free port). */
+  /**
+   * Starts listening on `host` (default `127.0.0.1`); resolves with the bound address (use
+   * port 0 for any free port). Rejects for a host beyond loopback when the server has no
+   * `authenticate` hook and `allowUnauthenticated` is not set.
+   */
   listen(port: number, host?: string): Promise<AddressInfo>;
   /** Ends every connection and stops listening. */
   close(): Promise<void>;
 }
 
+/** Options of {@link createAcpNodeServer}. */
+export interface AcpNodeServerOptions extends AcpHttpHandlerOptions, AttachOptions {
+  /**
+   * Lets `listen()` bind a host beyond loopback without an `authenticate` hook (anyone who
+   * can reach the port can then run the agent). Default `false`: such a `listen()` rejects.
+   * For servers behind a proxy that authenticates, or on a trusted network.
+   */
+  allowUnauthenticated?: boolean;
+}
+
+/** Whether a listen address is loopback only (`127.x.x.x`, `::1`, `localhost`). */
+function isLoopbackHost(host: string): boolean {
+  return (
+    host === "localhost" ||
+    host === "::1" ||
+    host === "[::1]" ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
+}
+
 /**
  * Creates a `node:http` server serving ACP over Streamable HTTP and WebSocket on `path`
- * (default `/acp`).
+ * (default `/acp`). Its `listen()` binds `127.0.0.1` by default; another host beyond
+ * loopback needs `authenticate` (or `allowUnauthenticated: true`), otherwise it rejects.
  */
-export function createAcpNodeServer(options: AcpHttpHandlerOptions & AttachOptions): AcpNodeServer {
+export function createAcpNodeServer(options: AcpNodeServerOptions): AcpNodeServer {
   const handler = createAcpHttpHandler(options);
   const server = createServer();
   const detach = attachAcpHandler(server, handler, options);
@@ -244,6 +269,19 @@ export function createAcpNodeServer(options: AcpHttpHandlerOptions & AttachOptio
     server,
     handler,
     listen(port, host = "127.0.0.1") {
+      if (
+        !isLoopbackHost(host) &&
+        options.authenticate === undefined &&
+        options.allowUnauthenticated !== true
+      ) {
+        return Promise.reject(
+          new Error(
+            `Refusing to listen on ${host} without authenticate: anyone who can reach it could run the agent. ` +
+              `Give an authenticate hook (e.g. bearerTokenAuth(token)), listen on 127.0.0.1, ` +
+              `or pass allowUnauthenticated: true if something in front of the server authenticates.`,
+          ),
+        );
+      }
       return new Promise((resolve, reject) => {
         server.once("error", reject);
         server.listen(port, host, () => {

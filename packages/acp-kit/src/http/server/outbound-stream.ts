@@ -108,10 +108,9 @@ export class OutboundStream {
   attach(replace = false): StreamLease | undefined {
     if (this.lease !== undefined) {
       if (!replace) return undefined;
-      const old = this.lease;
-      old.active = false;
-      this.lease = undefined;
-      old.wake();
+      // The old receiver leaves before the new one comes: its later release() finds its lease
+      // gone and does nothing, so the count has to drop here.
+      this.detach(this.lease);
     }
     const lease = new StreamLease(this);
     this.lease = lease;

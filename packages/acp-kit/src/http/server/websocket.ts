@@ -11,7 +11,7 @@ import {
   WS_CLOSE_RESUME_FAILED,
   type TransportAdvertisement,
 } from "../shared/wire.js";
-import type { ServedConnection } from "./connection.js";
+import { initializeFailure, type ServedConnection } from "./connection.js";
 import type { AcpPrincipal, AcpServerEvent } from "./options.js";
 import type { StreamLease } from "./outbound-stream.js";
 
@@ -209,15 +209,14 @@ export class WebSocketSession {
         message as unknown as AnyMessage & { id: string | number },
       );
     } catch (error) {
-      this.send({
-        jsonrpc: "2.0",
-        id,
-        error: {
-          code: -32603,
-          message: "Initialize failed",
-          data: error instanceof Error ? error.message : undefined,
-        },
+      const failure = initializeFailure(error);
+      this.context.log({
+        type: "agent-error",
+        connectionId: connection.id,
+        transport: "websocket",
+        reason: failure.logReason,
       });
+      this.send({ jsonrpc: "2.0", id, error: failure.error });
       connection.close("initialize-failed");
       this.shutdown(1011, "Initialize failed");
       return;

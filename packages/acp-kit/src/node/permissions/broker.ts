@@ -117,9 +117,11 @@ export class PermissionBroker {
     params: RequestPermissionRequest,
     context?: RequestContext,
   ): Promise<RequestPermissionResponse> => {
-    const state = this.session(params.sessionId);
+    // Looked up, not created: the agent chooses the session id, so a request alone must not
+    // make the broker keep anything.
+    const cancelling = this.sessions.get(params.sessionId)?.cancelling ?? 0;
     const signal = context?.signal;
-    if (state.cancelling > 0 || signal?.aborted === true) {
+    if (cancelling > 0 || signal?.aborted === true) {
       return Promise.resolve(cancelledResponse());
     }
     const decided = decidePermission(params, this.policies, this.contextOf(params.sessionId));
@@ -179,8 +181,10 @@ export class PermissionBroker {
     return state;
   }
 
+  /** The policies' view of a session; an unknown one gets the defaults, and is not recorded. */
   private contextOf(sessionId: string): PermissionContext {
-    const state = this.session(sessionId);
+    const state = this.sessions.get(sessionId);
+    if (state === undefined) return { sessionId, cwd: this.defaultCwd, remembered: new Map() };
     return { sessionId, cwd: state.cwd, remembered: state.remembered };
   }
 
@@ -224,9 +228,13 @@ export class PermissionBroker {
     const kind = request.options.find((option) => option.optionId === outcome.optionId)?.kind;
     if (kind !== "allow_always" && kind !== "reject_always") return;
     const key = permissionMemoryKey(request.toolCall);
-    const state = this.sessions.get(request.sessionId);
-    if (key === undefined || state === undefined) return;
-    state.remembered.set(key, kind === "allow_always" ? "allow" : "reject");
+    if (key === undefined) return;
+    // A person's answer (so bounded by people, not by what the agent sends) may start the
+    // state of a session that was never tracked.
+    this.session(request.sessionId).remembered.set(
+      key,
+      kind === "allow_always" ? "allow" : "reject",
+    );
     this.redecidePending(request.sessionId);
   }
 

@@ -285,9 +285,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnedAge
     settings.connection.logger?.debug?.("Agent process error", { error }),
   );
   for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.on("error", () => undefined);
-  try {
-    await started(child, settings);
-  } catch (error) {
+  /** Kills what was started (the whole group) when spawnAgent fails after the spawn. */
+  const abandon = (): void => {
     if (pid !== undefined) {
       if (!USES_PROCESS_GROUPS || !signalGroup(pid, "SIGKILL")) child.kill("SIGKILL");
       untrackGroup(pid);
@@ -295,8 +294,19 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnedAge
     child.stdin?.destroy();
     child.stdout?.destroy();
     child.stderr?.destroy();
+  };
+  try {
+    await started(child, settings);
+  } catch (error) {
+    abandon();
     throw error;
   }
   if (pid === undefined) throw new Error("spawnAgent: the process started without a pid");
-  return new AgentHandle(child, new AgentProcessWatch(child, pid, settings), settings);
+  try {
+    // Runs the caller's client factory, which may throw: the agent must not outlive that.
+    return new AgentHandle(child, new AgentProcessWatch(child, pid, settings), settings);
+  } catch (error) {
+    abandon();
+    throw error;
+  }
 }

@@ -4,9 +4,9 @@
  * @module
  */
 export { spawnAgent, type SpawnedAgent, type AgentInitializeOptions } from "./agent.js";
+export { DEFAULT_KILL_GRACE_MS } from "../process-group.js";
 export {
   DEFAULT_INITIALIZE_TIMEOUT_MS,
-  DEFAULT_KILL_GRACE_MS,
   DEFAULT_SPAWN_TIMEOUT_MS,
   DEFAULT_STDERR_LINES,
   type SpawnAgentOptions,

@@ -6,10 +6,8 @@
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import type { Client } from "../../peer/client.js";
+import { DEFAULT_KILL_GRACE_MS } from "../process-group.js";
 import type { ResolveAgentOptions } from "../registry/resolve.js";
-
-/** How long {@link SpawnedAgent.close} waits after SIGTERM before SIGKILL: 2 s. */
-export const DEFAULT_KILL_GRACE_MS = 2000;
 
 /**
  * How long {@link SpawnedAgent.initialize} waits for the answer by default: 120 s.
@@ -151,6 +149,17 @@ export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
     if (value === undefined) Reflect.deleteProperty(env, key);
     else env[key] = value;
   }
+  const { maxMessageBytes } = given;
+  if (
+    maxMessageBytes !== undefined &&
+    (typeof maxMessageBytes !== "number" ||
+      !Number.isFinite(maxMessageBytes) ||
+      maxMessageBytes < 1)
+  ) {
+    throw new RangeError(
+      `spawnAgent: \`maxMessageBytes\` must be a number of bytes >= 1, got ${String(maxMessageBytes)}`,
+    );
+  }
   const client = given.client;
   const initializeTimeoutMs = nonNegative(
     "initializeTimeoutMs",
@@ -164,7 +173,7 @@ export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
     cwd: given.cwd ?? process.cwd(),
     toClient: typeof client === "function" ? client : () => client ?? NO_CLIENT,
     connection: given.connection ?? {},
-    maxMessageBytes: given.maxMessageBytes,
+    maxMessageBytes,
     stderr,
     stderrLines: Math.floor(
       nonNegative("stderrLines", given.stderrLines, DEFAULT_STDERR_LINES, "a number of lines"),

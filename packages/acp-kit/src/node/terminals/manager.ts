@@ -19,7 +19,6 @@ import {
 } from "./command.js";
 import {
   DEFAULT_EXIT_DRAIN_MS,
-  DEFAULT_KILL_GRACE_MS,
   DEFAULT_MAX_TERMINALS,
   DEFAULT_TERMINAL_OUTPUT_BYTE_LIMIT,
   MAX_TERMINAL_OUTPUT_BYTE_LIMIT,
@@ -27,6 +26,7 @@ import {
   type TerminalManagerOptions,
 } from "./options.js";
 import { TerminalProcess, type TerminalProcessOptions } from "./process.js";
+import { DEFAULT_KILL_GRACE_MS } from "../process-group.js";
 
 interface Entry {
   readonly info: TerminalInfo;

@@ -13,8 +13,6 @@ export const DEFAULT_TERMINAL_OUTPUT_BYTE_LIMIT = 1024 * 1024;
 export const MAX_TERMINAL_OUTPUT_BYTE_LIMIT = 16 * 1024 * 1024;
 /** The default `maxTerminals`. */
 export const DEFAULT_MAX_TERMINALS = 16;
-/** The default `killGraceMs`. */
-export const DEFAULT_KILL_GRACE_MS = 2000;
 /** The default `exitDrainMs`. */
 export const DEFAULT_EXIT_DRAIN_MS = 250;
 
