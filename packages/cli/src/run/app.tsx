@@ -41,6 +41,7 @@ import { cycleMode, runClientCommand } from "./commands.js";
 import { Clamped } from "./clamped.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
+import { useStoreByFrame } from "./frame-rate.js";
 import { FirstQuestion } from "./question-view.js";
 import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
 import { selectValues } from "./commands.js";
@@ -285,8 +286,9 @@ function useTerminalSize(stdout: NodeJS.WriteStream): string {
 
 /** The application; see the module comment. */
 export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps): ReactNode {
-  useSyncExternalStore(controller.onChange, controller.snapshot);
-  useSyncExternalStore(ui.subscribe, ui.snapshot);
+  // Drawn once per frame however fast updates come (see frame-rate.ts).
+  useStoreByFrame(controller.onChange, controller.snapshot);
+  useStoreByFrame(ui.subscribe, ui.snapshot);
   const app = useApp();
   const { stdout } = useStdout();
   useTerminalSize(stdout);
