@@ -28,7 +28,7 @@ import {
   type ReactNode,
 } from "react";
 import type { PlanEntry } from "acp-kit";
-import type { SessionState, ThreadItem } from "acp-kit";
+import { threadLength, threadSlice, type SessionState, type ThreadItem } from "acp-kit";
 import {
   inheritStdioRunner,
   isTerminalAuth,
@@ -325,7 +325,6 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   const phase = controller.phase;
   const sessionId = controller.sessionId;
   const state = controller.state;
-  const thread = state?.thread ?? [];
   const settled = sessionId === undefined ? 0 : ui.settledCount(sessionId);
 
   // Items are printed for good once they stop changing: during a turn, finished tool calls
@@ -334,10 +333,11 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   useEffect(() => {
     if (sessionId === undefined || state === undefined || state.loading) return;
     if (phase === "prompting") {
+      // Only the unsettled end of the thread is looked at (never the whole thread).
       const from = ui.settledCount(sessionId);
-      ui.settle(sessionId, state.thread, finishedPrefix(state.thread, from), null);
+      ui.settle(sessionId, state, from + finishedPrefix(threadSlice(state, from), 0), null);
     } else {
-      ui.settle(sessionId, state.thread, state.thread.length, state.plan);
+      ui.settle(sessionId, state, threadLength(state), state.plan);
     }
   }, [phase, sessionId, state, ui]);
 
@@ -484,7 +484,7 @@ export function App({ controller, ui, suspend, onQuit, initialPrompt }: AppProps
   });
 
   const question = ui.questions[0];
-  const live = thread.slice(settled);
+  const live = state === undefined ? [] : threadSlice(state, settled);
   // How tall the status and input lines are (measured: a long status line or a pasted
   // block wraps), so that the live area gets the rest.
   useLayoutEffect(() => {
