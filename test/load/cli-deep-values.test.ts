@@ -98,7 +98,7 @@ describe("deep and huge values in every update", () => {
     const store = new SessionStore();
     store.subscribe(transcript.update);
     store.subscribe((event) => {
-      ui.settle(event.sessionId, event.state.thread, event.state.thread.length, event.state.plan);
+      ui.settle(event.sessionId, event.state, event.state.thread.length, event.state.plan);
     });
     const start = performance.now();
     for (const update of hostileUpdates()) store.apply({ sessionId: "s", update });

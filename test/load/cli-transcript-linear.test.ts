@@ -1,7 +1,9 @@
 /**
  * The quadratic-time guard of the plain transcript (`acp-kit run --plain`): a long turn
  * goes through the real session store and reducer into a {@link PlainTranscript}, and a
- * turn four times as long must take about four times as long, not sixteen.
+ * turn four times as long must take about four times as long, not sixteen. (Measured on a
+ * 2-core machine: 10k/40k/100k chunks 0.09/0.23/0.48 s; 10k/20k/40k tool calls
+ * 0.15/0.31/0.56 s, where 20k took 5.1 s before.)
  */
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
@@ -66,12 +68,13 @@ describe("plain transcript in time linear in the turn", () => {
     expect(large / Math.max(small, 5)).toBeLessThan(9);
   });
 
-  // Not yet linear: the reducer copies the whole thread array on every tool call update
-  // (immutable state), and V8 allocates arrays over ~16k items in large-object space, so
-  // the copies dominate (8k vs 2k: 10-25x). Needs a state representation change.
-  it.skip("folds 8,000 tool calls in about 4x the time of 2,000", () => {
-    const small = best(2_000, toolCall);
-    const large = best(8_000, toolCall);
-    expect(large / Math.max(small, 5)).toBeLessThan(11);
+  // The reducer keeps the thread in a persistent list with an index of ids: before, it
+  // copied the whole thread array on every tool call update and walked it for each new
+  // id (8k vs 2k: 10-25x).
+  it("folds 40,000 tool calls in about 4x the time of 10,000", () => {
+    const small = best(10_000, toolCall);
+    const large = best(40_000, toolCall);
+    // Linear is 4x; quadratic is 16x. Generous for a noisy machine.
+    expect(large / Math.max(small, 5)).toBeLessThan(8);
   });
 });

@@ -96,6 +96,96 @@ class GroupProbe {
   }
 }
 
+/** A process found by {@link groupEscapees}, told apart from a later process given its pid. */
+export interface Escapee {
+  /** Its process id. */
+  readonly pid: number;
+  /** Its start time (`/proc/<pid>/stat` field 22), which a reused pid would not share. */
+  readonly startTime: string;
+}
+
+/** Parent, group and start time of a process from `/proc/<pid>/stat`. */
+function procFamily(pid: string): { ppid: number; pgid: number; startTime: string } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+  // cmajflt utime stime cutime cstime priority nice num_threads itrealvalue starttime.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const state = fields[0];
+  if (state === undefined || state === "Z" || state === "X") return undefined;
+  return { ppid: Number(fields[1]), pgid: Number(fields[2]), startTime: fields[19] ?? "" };
+}
+
+/**
+ * The processes descended from `leader` (its children, their children, ...) that are no
+ * longer in its process group: those a program moved out with `setsid` or bash job
+ * control (`set -m`), which a signal to the group does not reach. Linux only (from
+ * `/proc`); elsewhere, or when `/proc` cannot be read, `[]`.
+ *
+ * Only what still descends from the leader can be found: a process whose parent has
+ * exited is adopted by init (or a subreaper) and no longer leads back to the leader. The
+ * walk still goes through group members, so an escapee's own children are found too.
+ * @internal
+ */
+export function groupEscapees(leader: number): Escapee[] {
+  if (process.platform !== "linux") return [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const children = new Map<number, number[]>();
+  const info = new Map<number, { pgid: number; startTime: string }>();
+  for (const entry of entries) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const family = procFamily(entry);
+    if (family === undefined) continue;
+    const pid = Number(entry);
+    info.set(pid, family);
+    const siblings = children.get(family.ppid);
+    if (siblings === undefined) children.set(family.ppid, [pid]);
+    else siblings.push(pid);
+  }
+  const found: Escapee[] = [];
+  const queue = [...(children.get(leader) ?? [])];
+  const seen = new Set<number>([leader]);
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    if (seen.has(next)) continue;
+    seen.add(next);
+    const known = info.get(next);
+    if (known !== undefined && known.pgid !== leader) {
+      found.push({ pid: next, startTime: known.startTime });
+    }
+    queue.push(...(children.get(next) ?? []));
+  }
+  return found;
+}
+
+/**
+ * Sends `signal` to each escapee that still runs and is still the same process (its start
+ * time unchanged, so a reused pid is left alone). Returns those it signalled.
+ * @internal
+ */
+export function signalEscapees(escapees: readonly Escapee[], signal: NodeJS.Signals): Escapee[] {
+  const signalled: Escapee[] = [];
+  for (const escapee of escapees) {
+    if (procFamily(String(escapee.pid))?.startTime !== escapee.startTime) continue;
+    try {
+      process.kill(escapee.pid, signal);
+      signalled.push(escapee);
+    } catch {
+      // Gone meanwhile, or not ours to signal.
+    }
+  }
+  return signalled;
+}
+
 /**
  * True while some process of the group has not exited. Zombies (exited, not yet reaped
  * by their parent) do not count: they run nothing, and in containers whose init never

@@ -22,7 +22,7 @@ export type {
   ThreadSessionMessage,
   ThreadToolCall,
 } from "./state.js";
-export { emptySessionState } from "./state.js";
+export { emptySessionState, threadItem, threadLength, threadSlice } from "./state.js";
 export { reduceSession, foldSession } from "./reduce.js";
 export {
   applySetup,

@@ -5,8 +5,14 @@
  * @module
  */
 import type { ContentChunk } from "../schema/types.gen.js";
-import type { MessageRole, SessionState, ThreadMessage } from "./state.js";
-import { appendBlock, appendItem, findLastItem, replaceItem } from "./thread-ops.js";
+import {
+  threadItem,
+  threadLength,
+  type MessageRole,
+  type SessionState,
+  type ThreadMessage,
+} from "./state.js";
+import { appendBlock, appendItem, findKeyed, replaceItem } from "./thread-ops.js";
 
 /** Index of the first thread item of the latest turn (0 without turns). */
 function turnFloor(state: SessionState): number {
@@ -23,8 +29,8 @@ function echoTarget(state: SessionState): number {
   const turn = state.turns[state.turns.length - 1];
   if (turn?.prompt == null) return -1;
   const index = turn.threadStart;
-  const item = state.thread[index];
-  if (index !== state.thread.length - 1 || item?.type !== "message") return -1;
+  const item = threadItem(state, index);
+  if (index !== threadLength(state) - 1 || item?.type !== "message") return -1;
   return item.role === "user" && item.origin === "client" ? index : -1;
 }
 
@@ -39,14 +45,14 @@ export function applyChunk(
   chunk: ContentChunk,
 ): SessionState {
   const id = typeof chunk.messageId === "string" ? chunk.messageId : null;
-  const { thread } = state;
 
   if (id !== null) {
-    const at = findLastItem(
-      thread,
+    const at = findKeyed(
+      state,
+      `m\u0000${role}\u0000${id}`,
       (item) => item.type === "message" && item.role === role && item.messageId === id,
     );
-    const found = thread[at];
+    const found = threadItem(state, at);
     if (found?.type === "message") {
       return replaceItem(state, at, {
         ...found,
@@ -57,7 +63,7 @@ export function applyChunk(
 
   if (role === "user") {
     const echo = echoTarget(state);
-    const prompt = thread[echo];
+    const prompt = threadItem(state, echo);
     if (prompt?.type === "message") {
       return replaceItem(state, echo, {
         ...prompt,
@@ -69,8 +75,8 @@ export function applyChunk(
   }
 
   if (id === null) {
-    const lastIndex = thread.length - 1;
-    const last = thread[lastIndex];
+    const lastIndex = threadLength(state) - 1;
+    const last = threadItem(state, lastIndex);
     if (
       last?.type === "message" &&
       last.role === role &&

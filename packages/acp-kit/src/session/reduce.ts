@@ -13,7 +13,7 @@ import type {
   UsageUpdate,
 } from "../schema/types.gen.js";
 import { applyChunk } from "./messages.js";
-import { emptySessionState, type SessionState } from "./state.js";
+import { emptySessionState, withState, type SessionState } from "./state.js";
 import { applyToolCall, applyToolCallUpdate } from "./tool-calls.js";
 import {
   applyCompactionChunk,
@@ -29,35 +29,34 @@ import {
 function applyMode(state: SessionState, update: CurrentModeUpdate): SessionState {
   const lenient = update as { currentModeId?: unknown; modeId?: unknown };
   const id = typeof lenient.currentModeId === "string" ? lenient.currentModeId : lenient.modeId;
-  return typeof id === "string" ? { ...state, currentModeId: id } : state;
+  return typeof id === "string" ? withState(state, { currentModeId: id }) : state;
 }
 
 /** `usage_update`: `used` and `size` are replaced; a missing or `null` `cost` keeps the last one. */
 function applyUsage(state: SessionState, update: UsageUpdate): SessionState {
   const cost = update.cost ?? state.usage?.cost ?? null;
-  return { ...state, usage: { used: update.used, size: update.size, cost } };
+  return withState(state, { usage: { used: update.used, size: update.size, cost } });
 }
 
 /** `session_info_update`, tri-state: left out keeps, `null` clears, a string sets. */
 function applyInfo(state: SessionState, update: SessionInfoUpdate): SessionState {
   const { info } = state;
   const meta = update._meta == null ? info._meta : { ...info._meta, ...update._meta };
-  return {
-    ...state,
+  return withState(state, {
     info: {
       title: update.title === undefined ? info.title : update.title,
       updatedAt: update.updatedAt === undefined ? info.updatedAt : update.updatedAt,
       _meta: meta,
     },
-  };
+  });
 }
 
 function applyConfig(state: SessionState, update: ConfigOptionUpdate): SessionState {
-  return { ...state, configOptions: update.configOptions };
+  return withState(state, { configOptions: update.configOptions });
 }
 
 function applyUnknown(state: SessionState, update: UnknownSessionUpdate): SessionState {
-  return { ...state, unknown: [...state.unknown, update] };
+  return withState(state, { unknown: [...state.unknown, update] });
 }
 
 /**
@@ -128,9 +127,9 @@ export function reduceSession(state: SessionState, update: SessionUpdate): Sessi
     case "tool_call_update":
       return applyToolCallUpdate(state, update);
     case "plan":
-      return { ...state, plan: update.entries };
+      return withState(state, { plan: update.entries });
     case "available_commands_update":
-      return { ...state, availableCommands: update.availableCommands };
+      return withState(state, { availableCommands: update.availableCommands });
     case "current_mode_update":
       return applyMode(state, update);
     case "config_option_update":
@@ -141,7 +140,7 @@ export function reduceSession(state: SessionState, update: SessionUpdate): Sessi
       return applyUsage(state, update);
     case "notice": {
       const { sessionUpdate: _, ...notice } = update;
-      return { ...state, notices: [...state.notices, notice] };
+      return withState(state, { notices: [...state.notices, notice] });
     }
     case "plan_update":
       return applyPlanUpdate(state, update);

@@ -8,6 +8,12 @@
  * The state also shares objects (content blocks, plan entries, ...) with the updates it was
  * built from; treat both as immutable.
  *
+ * The thread is kept in a persistent list, so that folding an update costs the same in a
+ * short thread and in one of 100,000 items. A state's `thread` array is built from it the
+ * first time it is read (then kept): reading it is linear in the thread's length. To
+ * follow a long thread update by update, use {@link threadLength}, {@link threadItem}
+ * and {@link threadSlice}, which cost nothing of the sort.
+ *
  * @module
  */
 import type {
@@ -29,6 +35,7 @@ import type {
   UnknownSessionUpdate,
   Usage,
 } from "../schema/types.gen.js";
+import { ThreadList } from "./thread-list.js";
 
 /** Who a {@link ThreadMessage} is from: the user, the agent's reply, or the agent's reasoning. */
 export type MessageRole = "user" | "agent" | "thought";
@@ -214,23 +221,155 @@ export interface SessionState {
   readonly unknown: readonly UnknownSessionUpdate[];
 }
 
+/**
+ * A state's thread as the reducers keep it: the persistent list, and where each item with
+ * an id was last put (shared by every state derived from one another; see
+ * {@link itemKey}).
+ * @internal
+ */
+export interface ThreadData {
+  /** The thread. */
+  readonly list: ThreadList<ThreadItem>;
+  /**
+   * Index by {@link itemKey}, recorded whenever an item with an id is added or replaced in
+   * any state sharing it: an id it lacks is in none of them, an index it gives is checked.
+   */
+  readonly keys: Map<string, number>;
+}
+
+/** The thread data of each state the reducers made (or looked at). */
+const threads = new WeakMap<SessionState, ThreadData>();
+
+/**
+ * What identifies a thread item for the reducers' lookups by id (`undefined` for an item
+ * without an id).
+ * @internal
+ */
+export function itemKey(item: ThreadItem): string | undefined {
+  switch (item.type) {
+    case "tool_call":
+      return `t\u0000${item.toolCallId}`;
+    case "message":
+      return item.messageId === null ? undefined : `m\u0000${item.role}\u0000${item.messageId}`;
+    case "compaction":
+      return `c\u0000${item.compactionId}`;
+    case "session_message":
+      return `s\u0000${item.messageId}`;
+    default:
+      return undefined;
+  }
+}
+
+/** Thread data for `items`, with every id recorded. */
+function dataOf(items: readonly ThreadItem[]): ThreadData {
+  const keys = new Map<string, number>();
+  items.forEach((item, index) => {
+    const key = itemKey(item);
+    if (key !== undefined) keys.set(key, index);
+  });
+  return { list: ThreadList.from(items), keys };
+}
+
+/**
+ * The thread of `state` as the reducers keep it: the data it was made with, or, for a
+ * state built elsewhere (by hand, from JSON), data built from its `thread` array once.
+ * @internal
+ */
+export function threadData(state: SessionState): ThreadData {
+  let data = threads.get(state);
+  if (data === undefined) {
+    data = dataOf(state.thread);
+    threads.set(state, data);
+  }
+  return data;
+}
+
+/** The fields of a state but its thread. */
+type StateFields = Omit<SessionState, "thread">;
+
+/** A state of `fields` whose thread is `data`; its `thread` array is built on first read. */
+function makeState(fields: StateFields, data: ThreadData): SessionState {
+  let thread: readonly ThreadItem[] | undefined;
+  const { sessionId, ...rest } = fields;
+  // `sessionId` first and `thread` second, as they are declared (and printed in JSON).
+  const state: SessionState = {
+    sessionId,
+    get thread(): readonly ThreadItem[] {
+      thread ??= data.list.slice();
+      return thread;
+    },
+    ...rest,
+  };
+  threads.set(state, data);
+  return state;
+}
+
+/**
+ * `state` with the fields of `patch` replaced and, when given, its thread replaced by
+ * `list` (a list derived from the state's own: the index of ids is shared). `"new"`
+ * starts an empty thread with an index of its own. The thread array is not read.
+ * @internal
+ */
+export function withState(
+  state: SessionState,
+  patch: Partial<StateFields>,
+  list?: ThreadList<ThreadItem> | "new",
+): SessionState {
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(state)) {
+    if (key !== "thread") fields[key] = (state as unknown as Record<string, unknown>)[key];
+  }
+  const own = threadData(state);
+  const data: ThreadData =
+    list === "new"
+      ? { list: ThreadList.empty(), keys: new Map() }
+      : list === undefined
+        ? own
+        : { list, keys: own.keys };
+  return makeState({ ...(fields as unknown as StateFields), ...patch }, data);
+}
+
+/** The number of items in a state's thread (`state.thread.length`, without building the array). */
+export function threadLength(state: SessionState): number {
+  return threadData(state).list.length;
+}
+
+/**
+ * The thread item at `index` (`state.thread[index]`, without building the array), or
+ * `undefined` outside the thread.
+ */
+export function threadItem(state: SessionState, index: number): ThreadItem | undefined {
+  return threadData(state).list.get(index);
+}
+
+/**
+ * The thread items from `start` to `end` (exclusive; default: to the end), like
+ * `state.thread.slice(start, end)` for non-negative indices, in time proportional to the
+ * items returned.
+ */
+export function threadSlice(state: SessionState, start = 0, end?: number): ThreadItem[] {
+  return threadData(state).list.slice(start, end);
+}
+
 /** The state of a session nothing is known about yet. */
 export function emptySessionState(sessionId: string): SessionState {
-  return {
-    sessionId,
-    thread: [],
-    plan: null,
-    plans: [],
-    currentModeId: null,
-    availableModes: null,
-    availableCommands: null,
-    configOptions: null,
-    usage: null,
-    info: { title: null, updatedAt: null, _meta: null },
-    notices: [],
-    subagents: [],
-    turns: [],
-    loading: false,
-    unknown: [],
-  };
+  return makeState(
+    {
+      sessionId,
+      plan: null,
+      plans: [],
+      currentModeId: null,
+      availableModes: null,
+      availableCommands: null,
+      configOptions: null,
+      usage: null,
+      info: { title: null, updatedAt: null, _meta: null },
+      notices: [],
+      subagents: [],
+      turns: [],
+      loading: false,
+      unknown: [],
+    },
+    { list: ThreadList.empty(), keys: new Map() },
+  );
 }

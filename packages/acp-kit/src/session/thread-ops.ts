@@ -4,7 +4,14 @@
  * @module
  */
 import type { ContentBlock } from "../schema/types.gen.js";
-import type { SessionState, ThreadItem, ThreadMessage } from "./state.js";
+import {
+  itemKey,
+  threadData,
+  withState,
+  type SessionState,
+  type ThreadItem,
+  type ThreadMessage,
+} from "./state.js";
 
 /** A text block that may be joined with its neighbours: nothing but the text itself. */
 function isPlainText(block: ContentBlock): block is ContentBlock & { type: "text"; text: string } {
@@ -42,16 +49,32 @@ export function messageText(message: ThreadMessage | readonly ContentBlock[]): s
   return text;
 }
 
-/** Index of the last item matching `test`, or -1. */
-export function findLastItem(
-  thread: readonly ThreadItem[],
-  test: (item: ThreadItem) => boolean,
-): number {
-  for (let i = thread.length - 1; i >= 0; i--) {
-    const item = thread[i];
+/** Index of the last thread item of `state` matching `test`, or -1 (a walk from the end). */
+function findLastItem(state: SessionState, test: (item: ThreadItem) => boolean): number {
+  const { list } = threadData(state);
+  for (let i = list.length - 1; i >= 0; i--) {
+    const item = list.get(i);
     if (item !== undefined && test(item)) return i;
   }
   return -1;
+}
+
+/**
+ * Index of the last thread item of `state` with the id `key` (see `itemKey`) that passes
+ * `test`, or -1. Looked up in the index of ids, without a walk, unless the index points
+ * elsewhere (a state folded twice, as a branch): then it walks.
+ */
+export function findKeyed(
+  state: SessionState,
+  key: string,
+  test: (item: ThreadItem) => boolean,
+): number {
+  const { list, keys } = threadData(state);
+  const at = keys.get(key);
+  if (at === undefined) return -1;
+  const item = list.get(at);
+  if (item !== undefined && test(item) && itemKey(item) === key) return at;
+  return findLastItem(state, test);
 }
 
 /** A copy of `list` with the element at `index` replaced by `value`. */
@@ -68,10 +91,16 @@ export function isSet<T>(value: T | null | undefined): value is T {
 
 /** `state` with `item` added at the end of its thread. */
 export function appendItem(state: SessionState, item: ThreadItem): SessionState {
-  return { ...state, thread: [...state.thread, item] };
+  const { list, keys } = threadData(state);
+  const key = itemKey(item);
+  if (key !== undefined) keys.set(key, list.length);
+  return withState(state, {}, list.push(item));
 }
 
 /** `state` with the thread entry at `index` replaced by `item`. */
 export function replaceItem(state: SessionState, index: number, item: ThreadItem): SessionState {
-  return { ...state, thread: replaceAt(state.thread, index, item) };
+  const { list, keys } = threadData(state);
+  const key = itemKey(item);
+  if (key !== undefined) keys.set(key, index);
+  return withState(state, {}, list.set(index, item));
 }

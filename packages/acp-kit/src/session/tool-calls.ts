@@ -5,8 +5,8 @@
  * @module
  */
 import type { ToolCall, ToolCallUpdate } from "../schema/types.gen.js";
-import type { SessionState, ThreadToolCall } from "./state.js";
-import { appendItem, findLastItem, isSet, replaceItem } from "./thread-ops.js";
+import { threadItem, type SessionState, type ThreadToolCall } from "./state.js";
+import { appendItem, findKeyed, isSet, replaceItem } from "./thread-ops.js";
 
 type Draft = { -readonly [K in keyof ThreadToolCall]: ThreadToolCall[K] };
 
@@ -14,8 +14,9 @@ type Draft = { -readonly [K in keyof ThreadToolCall]: ThreadToolCall[K] };
 type ToolCallPatch = Omit<ToolCallUpdate, "toolCallId"> & { sessionUpdate?: string };
 
 function findToolCall(state: SessionState, toolCallId: string): number {
-  return findLastItem(
-    state.thread,
+  return findKeyed(
+    state,
+    `t\u0000${toolCallId}`,
     (item) => item.type === "tool_call" && item.toolCallId === toolCallId,
   );
 }
@@ -72,7 +73,7 @@ export function toolCallInQuestion(
 ): ThreadToolCall {
   const { toolCallId, ...patch } = request;
   const index = state === undefined ? -1 : findToolCall(state, toolCallId);
-  const known = index < 0 ? undefined : state?.thread[index];
+  const known = index < 0 || state === undefined ? undefined : threadItem(state, index);
   return known?.type === "tool_call"
     ? patchToolCall(known, patch)
     : newToolCall(toolCallId, patch, true);
@@ -90,7 +91,7 @@ export function toolCallInQuestion(
 export function applyToolCall(state: SessionState, update: ToolCall): SessionState {
   const { toolCallId, ...fields } = update;
   const at = findToolCall(state, toolCallId);
-  const existing = state.thread[at];
+  const existing = threadItem(state, at);
   if (existing?.type === "tool_call") {
     return replaceItem(state, at, { ...patchToolCall(existing, fields), placeholder: false });
   }
@@ -106,7 +107,7 @@ export function applyToolCall(state: SessionState, update: ToolCall): SessionSta
 export function applyToolCallUpdate(state: SessionState, update: ToolCallUpdate): SessionState {
   const { toolCallId, ...fields } = update;
   const at = findToolCall(state, toolCallId);
-  const existing = state.thread[at];
+  const existing = threadItem(state, at);
   if (existing?.type === "tool_call") {
     return replaceItem(state, at, patchToolCall(existing, fields));
   }

@@ -13,7 +13,15 @@ import type {
   StopReason,
   Usage,
 } from "../schema/types.gen.js";
-import type { SessionState, SessionTurn, ThreadItem } from "./state.js";
+import { ThreadList } from "./thread-list.js";
+import {
+  threadData,
+  threadLength,
+  withState,
+  type SessionState,
+  type SessionTurn,
+  type ThreadItem,
+} from "./state.js";
 import { isUnfinished } from "./tool-calls.js";
 import { replaceAt } from "./thread-ops.js";
 
@@ -35,20 +43,24 @@ export interface SessionSetup {
 export function beginTurn(state: SessionState, prompt?: readonly ContentBlock[]): SessionState {
   const turn: SessionTurn = {
     prompt: prompt ?? null,
-    threadStart: state.thread.length,
+    threadStart: threadLength(state),
     ended: false,
     stopReason: null,
     cancelled: false,
     usage: null,
   };
-  const thread: readonly ThreadItem[] =
+  const { list } = threadData(state);
+  const thread =
     prompt === undefined
-      ? state.thread
-      : [
-          ...state.thread,
-          { type: "message", role: "user", messageId: null, content: prompt, origin: "client" },
-        ];
-  return { ...state, thread, turns: [...state.turns, turn] };
+      ? list
+      : list.push({
+          type: "message",
+          role: "user",
+          messageId: null,
+          content: prompt,
+          origin: "client",
+        });
+  return withState(state, { turns: [...state.turns, turn] }, thread);
 }
 
 /** Index of the latest turn not ended, or -1. */
@@ -60,12 +72,12 @@ function openTurn(state: SessionState): number {
 }
 
 /** Marks the unfinished tool calls from `start` on as cancelled (client-local). */
-function cancelToolCalls(thread: readonly ThreadItem[], start: number): readonly ThreadItem[] {
+function cancelToolCalls(thread: ThreadList<ThreadItem>, start: number): ThreadList<ThreadItem> {
   let result = thread;
   for (let i = start; i < thread.length; i++) {
-    const item = thread[i];
+    const item = thread.get(i);
     if (item?.type === "tool_call" && isUnfinished(item) && !item.cancelled) {
-      result = replaceAt(result, i, { ...item, cancelled: true });
+      result = result.set(i, { ...item, cancelled: true });
     }
   }
   return result;
@@ -81,11 +93,11 @@ export function cancelTurn(state: SessionState): SessionState {
   const at = openTurn(state);
   const turn = state.turns[at];
   if (turn === undefined) return state;
-  return {
-    ...state,
-    thread: cancelToolCalls(state.thread, turn.threadStart),
-    turns: replaceAt(state.turns, at, { ...turn, cancelled: true }),
-  };
+  return withState(
+    state,
+    { turns: replaceAt(state.turns, at, { ...turn, cancelled: true }) },
+    cancelToolCalls(threadData(state).list, turn.threadStart),
+  );
 }
 
 /**
@@ -103,7 +115,7 @@ export function endTurn(
   const turn = base.turns[at];
   if (turn === undefined) return state;
   const ended: SessionTurn = { ...turn, ended: true, stopReason, usage: usage ?? null };
-  return { ...base, turns: replaceAt(base.turns, at, ended) };
+  return withState(base, { turns: replaceAt(base.turns, at, ended) });
 }
 
 /**
@@ -114,16 +126,11 @@ export function endTurn(
  * until {@link applySetup}.
  */
 export function beginLoad(state: SessionState): SessionState {
-  return {
-    ...state,
-    thread: [],
-    plan: null,
-    plans: [],
-    notices: [],
-    turns: [],
-    unknown: [],
-    loading: true,
-  };
+  return withState(
+    state,
+    { plan: null, plans: [], notices: [], turns: [], unknown: [], loading: true },
+    "new",
+  );
 }
 
 /**
@@ -133,11 +140,10 @@ export function beginLoad(state: SessionState): SessionState {
  */
 export function applySetup(state: SessionState, response: SessionSetup): SessionState {
   const { modes, configOptions } = response;
-  return {
-    ...state,
+  return withState(state, {
     currentModeId: modes?.currentModeId ?? state.currentModeId,
     availableModes: modes?.availableModes ?? state.availableModes,
     configOptions: configOptions ?? state.configOptions,
     loading: false,
-  };
+  });
 }

@@ -14,13 +14,15 @@ import type {
   SessionMessageChunk,
   SubagentUpdate,
 } from "../schema/types.gen.js";
-import type {
-  SessionState,
-  SubagentState,
-  ThreadCompaction,
-  ThreadSessionMessage,
+import {
+  threadItem,
+  withState,
+  type SessionState,
+  type SubagentState,
+  type ThreadCompaction,
+  type ThreadSessionMessage,
 } from "./state.js";
-import { appendBlock, appendItem, findLastItem, replaceAt, replaceItem } from "./thread-ops.js";
+import { appendBlock, appendItem, findKeyed, replaceAt, replaceItem } from "./thread-ops.js";
 
 /** Tri-state patch of one field: left out keeps `current`, `null` clears, a value sets. */
 function patched<T>(current: T | null, value: T | null | undefined): T | null {
@@ -35,18 +37,19 @@ export function applyPlanUpdate(state: SessionState, update: PlanUpdate): Sessio
   const { plan } = update;
   const at = state.plans.findIndex((p) => p.planId === plan.planId);
   const plans = at >= 0 ? replaceAt(state.plans, at, plan) : [...state.plans, plan];
-  return { ...state, plans };
+  return withState(state, { plans });
 }
 
 /** `plan_removed`: the plan with this `planId` leaves `plans` (an unknown id changes nothing). */
 export function applyPlanRemoved(state: SessionState, update: PlanRemoved): SessionState {
   if (!state.plans.some((p) => p.planId === update.planId)) return state;
-  return { ...state, plans: state.plans.filter((p) => p.planId !== update.planId) };
+  return withState(state, { plans: state.plans.filter((p) => p.planId !== update.planId) });
 }
 
 function findCompaction(state: SessionState, compactionId: string): number {
-  return findLastItem(
-    state.thread,
+  return findKeyed(
+    state,
+    `c\u0000${compactionId}`,
     (item) => item.type === "compaction" && item.compactionId === compactionId,
   );
 }
@@ -58,7 +61,7 @@ function findCompaction(state: SessionState, compactionId: string): number {
  */
 export function applyCompactionUpdate(state: SessionState, update: CompactionUpdate): SessionState {
   const at = findCompaction(state, update.compactionId);
-  const found = state.thread[at];
+  const found = threadItem(state, at);
   const current: ThreadCompaction =
     found?.type === "compaction"
       ? found
@@ -87,7 +90,7 @@ export function applyCompactionChunk(
   update: CompactionSummaryChunk,
 ): SessionState {
   const at = findCompaction(state, update.compactionId);
-  const found = state.thread[at];
+  const found = threadItem(state, at);
   if (found?.type === "compaction") {
     return replaceItem(state, at, {
       ...found,
@@ -104,8 +107,9 @@ export function applyCompactionChunk(
 }
 
 function findSessionMessage(state: SessionState, messageId: string): number {
-  return findLastItem(
-    state.thread,
+  return findKeyed(
+    state,
+    `s\u0000${messageId}`,
     (item) => item.type === "session_message" && item.messageId === messageId,
   );
 }
@@ -129,7 +133,7 @@ function emptySessionMessage(messageId: string): ThreadSessionMessage {
  */
 export function applySessionMessage(state: SessionState, update: SessionMessage): SessionState {
   const at = findSessionMessage(state, update.messageId);
-  const found = state.thread[at];
+  const found = threadItem(state, at);
   const current = found?.type === "session_message" ? found : emptySessionMessage(update.messageId);
   const next: ThreadSessionMessage = {
     ...current,
@@ -151,7 +155,7 @@ export function applySessionMessageChunk(
   update: SessionMessageChunk,
 ): SessionState {
   const at = findSessionMessage(state, update.messageId);
-  const found = state.thread[at];
+  const found = threadItem(state, at);
   const current = found?.type === "session_message" ? found : emptySessionMessage(update.messageId);
   const next = { ...current, content: appendBlock(current.content, update.content) };
   return found === undefined ? appendItem(state, next) : replaceItem(state, at, next);
@@ -182,5 +186,5 @@ export function applySubagentUpdate(state: SessionState, update: SubagentUpdate)
     additionalDirectories: patched(current.additionalDirectories, update.additionalDirectories),
   };
   const subagents = at >= 0 ? replaceAt(state.subagents, at, next) : [...state.subagents, next];
-  return { ...state, subagents };
+  return withState(state, { subagents });
 }

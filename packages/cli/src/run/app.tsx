@@ -28,7 +28,7 @@ import {
   type ReactNode,
 } from "react";
 import type { PlanEntry } from "acp-kit";
-import type { SessionState, ThreadItem } from "acp-kit";
+import { threadLength, threadSlice, type SessionState, type ThreadItem } from "acp-kit";
 import type { AgentController, AgentEnd } from "../controller.js";
 import { failureText } from "../exit-codes.js";
 import { cycleMode, runClientCommand } from "./commands.js";
@@ -38,6 +38,7 @@ import { LoginBox, loginMethods } from "./login-box.js";
 import { completionValues, isPickerCommand, type PickerCommand } from "./pickers.js";
 import { InputLine } from "./input-line.js";
 import { Markdown } from "./markdown.js";
+import { useStoreByFrame } from "./frame-rate.js";
 import { FirstQuestion } from "./question-view.js";
 import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
 import { selectValues } from "../session-options.js";
@@ -295,8 +296,9 @@ export function App({
   initialPrompt,
   sessionPicker,
 }: AppProps): ReactNode {
-  useSyncExternalStore(controller.onChange, controller.snapshot);
-  useSyncExternalStore(ui.subscribe, ui.snapshot);
+  // Drawn once per frame however fast updates come (see frame-rate.ts).
+  useStoreByFrame(controller.onChange, controller.snapshot);
+  useStoreByFrame(ui.subscribe, ui.snapshot);
   const app = useApp();
   const { stdout } = useStdout();
   useTerminalSize(stdout);
@@ -341,7 +343,6 @@ export function App({
   const phase = controller.phase;
   const sessionId = controller.sessionId;
   const state = controller.state;
-  const thread = state?.thread ?? [];
   const settled = sessionId === undefined ? 0 : ui.settledCount(sessionId);
 
   // Items are printed for good once they stop changing: during a turn, finished tool calls
@@ -350,10 +351,11 @@ export function App({
   useEffect(() => {
     if (sessionId === undefined || state === undefined || state.loading) return;
     if (phase === "prompting") {
+      // Only the unsettled end of the thread is looked at (never the whole thread).
       const from = ui.settledCount(sessionId);
-      ui.settle(sessionId, state.thread, finishedPrefix(state.thread, from), null);
+      ui.settle(sessionId, state, from + finishedPrefix(threadSlice(state, from), 0), null);
     } else {
-      ui.settle(sessionId, state.thread, state.thread.length, state.plan);
+      ui.settle(sessionId, state, threadLength(state), state.plan);
     }
   }, [phase, sessionId, state, ui]);
 
@@ -519,7 +521,7 @@ export function App({
   });
 
   const question = ui.questions[0];
-  const live = thread.slice(settled);
+  const live = state === undefined ? [] : threadSlice(state, settled);
   // Keep the session ids for completion: listed once per session opened.
   const canList = controller.client?.canList === true;
   const listedFor = useRef<string | undefined>(undefined);

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { SessionConfigOption } from "acp-kit";
+import { threadLength, type SessionConfigOption } from "acp-kit";
 import type { AgentController } from "../controller.js";
 import { failureText } from "../exit-codes.js";
 import { selectValues } from "../session-options.js";
@@ -190,7 +190,7 @@ async function sessionsCommand(
   const how = await controller.switchSession(args);
   // The replayed history first, then the notice that says it is complete.
   const state = controller.state;
-  if (state !== undefined) ui.settle(args, state.thread, state.thread.length, state.plan);
+  if (state !== undefined) ui.settle(args, state, threadLength(state), state.plan);
   ui.notify("info", `${how === "loaded" ? "Loaded" : "Resumed"} session ${args}.`);
 }
 

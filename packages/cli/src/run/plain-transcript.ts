@@ -12,7 +12,7 @@ import type {
   RequestPermissionResponse,
 } from "acp-kit";
 import type { SessionStoreEvent } from "acp-kit";
-import type { ThreadItem } from "acp-kit";
+import { threadItem, threadLength, threadSlice, type ThreadItem } from "acp-kit";
 import { blocksText, contentText, typedText } from "./text.js";
 
 /** The length of a message's text, as {@link blocksText} would give it. */
@@ -72,15 +72,15 @@ export class PlainTranscript {
   /** Prints what changed since the last call. */
   update = (event: SessionStoreEvent): void => {
     const { state, previous, change } = event;
-    const thread = state.thread;
-    const before = previous?.thread;
-    if (change.type !== "update" || before === undefined || before.length > thread.length) {
-      thread.forEach((item, index) => this.item(item, index));
+    const length = threadLength(state);
+    const beforeLength = previous === undefined ? 0 : threadLength(previous);
+    if (change.type !== "update" || previous === undefined || beforeLength > length) {
+      threadSlice(state).forEach((item, index) => this.item(item, index));
     } else {
       const update = change.update;
       const candidates = new Set<number>();
-      for (let i = before.length; i < thread.length; i++) candidates.add(i);
-      candidates.add(thread.length - 1);
+      for (let i = beforeLength; i < length; i++) candidates.add(i);
+      candidates.add(length - 1);
       const { toolCallId, messageId } = update as { toolCallId?: unknown; messageId?: unknown };
       const known =
         typeof toolCallId === "string"
@@ -96,8 +96,10 @@ export class PlainTranscript {
           ? contentText(update.content)
           : undefined;
       for (const index of candidates) {
-        const item = thread[index];
-        if (item !== undefined && item !== before[index]) this.item(item, index, chunk);
+        const item = threadItem(state, index);
+        if (item !== undefined && item !== threadItem(previous, index)) {
+          this.item(item, index, chunk);
+        }
       }
     }
     const plan = state.plan;

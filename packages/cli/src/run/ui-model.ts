@@ -9,7 +9,7 @@ import type { RequestPermissionOutcome, RequestPermissionRequest } from "acp-kit
 import type { PermissionPromptInfo } from "acp-kit/node";
 import type { TerminalOutputEvent } from "acp-kit/node";
 import type { PlanEntry } from "acp-kit";
-import type { ThreadItem } from "acp-kit";
+import { threadSlice, type SessionState, type ThreadItem } from "acp-kit";
 
 /** A permission request waiting for the user's choice. */
 export interface PendingQuestion {
@@ -126,20 +126,23 @@ export class UiModel {
   }
 
   /**
-   * Prints the session's items from the last settled one up to `upTo` (they stop changing
-   * on screen), then `plan` when given and different from the one printed last.
+   * Prints the session's thread items from the last settled one up to `upTo` (they stop
+   * changing on screen), then `plan` when given and different from the one printed last.
+   * Only those items are read from `state`, never the whole thread.
    */
   settle(
     sessionId: string,
-    thread: readonly ThreadItem[],
+    state: SessionState,
     upTo: number,
     plan: readonly PlanEntry[] | null,
   ): void {
     const from = this.settledCount(sessionId);
     const prefix = `${sessionId}#${this.generations.get(sessionId) ?? 0}`;
-    const added: TranscriptEntry[] = thread
-      .slice(from, upTo)
-      .map((item, i) => ({ key: `${prefix}:${from + i}`, kind: "item" as const, item }));
+    const added: TranscriptEntry[] = threadSlice(state, from, upTo).map((item, i) => ({
+      key: `${prefix}:${from + i}`,
+      kind: "item" as const,
+      item,
+    }));
     const planText = plan === null || plan.length === 0 ? undefined : planKey(plan);
     if (planText !== undefined && planText !== this.printedPlans.get(sessionId)) {
       this.printedPlans.set(sessionId, planText);

@@ -7,7 +7,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { RequestError } from "../../jsonrpc/errors.js";
 import type { TerminalExitStatus } from "../../schema/types.gen.js";
-import { trackGroup, untrackGroup, USES_PROCESS_GROUPS } from "../process-group.js";
+import {
+  groupEscapees,
+  signalEscapees,
+  trackGroup,
+  untrackGroup,
+  USES_PROCESS_GROUPS,
+  type Escapee,
+} from "../process-group.js";
 import type { ResolvedCommand } from "./command.js";
 import { TerminalOutputBuffer, type TerminalStream } from "./output.js";
 
@@ -132,22 +139,46 @@ export class TerminalProcess {
   /**
    * Stops the command and everything in its process group: `SIGTERM` now, `SIGKILL` after
    * the grace period to whatever is left. Also reaches processes that outlived the
-   * command itself (such as `sleep 100 &`). Calling it again while a kill is underway
-   * does nothing.
+   * command itself (such as `sleep 100 &`). On Linux, processes that left the group
+   * (`setsid`, bash job control) but still descend from the command are found in `/proc`
+   * and signalled the same way; one whose parent already exited cannot be found. Calling
+   * it again while a kill is underway does nothing.
    */
   kill(): void {
     if (this.groupGone || this.killTimer !== undefined) return;
+    // Found before the group is signalled: once their parents in it die, they are adopted
+    // by init and no longer lead back here.
+    const escapees = this.findEscapees();
     if (!this.signalGroup("SIGTERM")) return;
+    const signalled = signalEscapees(escapees, "SIGTERM");
+    if (signalled.length > 0) {
+      // On their own clock: the group may be gone long before them.
+      setTimeout(() => signalEscapees(signalled, "SIGKILL"), this.options.killGraceMs);
+    }
     this.killTimer = setTimeout(() => {
       this.forceKill();
     }, this.options.killGraceMs);
   }
 
-  /** Sends `SIGKILL` to the whole group now; the group is forgotten afterwards. */
+  /**
+   * Sends `SIGKILL` to the whole group now, and to the processes that left it but still
+   * descend from the command (see {@link TerminalProcess.kill}); the group is forgotten
+   * afterwards.
+   */
   forceKill(): void {
     if (this.groupGone) return;
+    const escapees = this.findEscapees();
     this.signalGroup("SIGKILL");
+    signalEscapees(escapees, "SIGKILL");
     this.markGone();
+  }
+
+  /**
+   * The processes the command started that left its group (`setsid`, bash job control)
+   * and still descend from it; Linux only (`[]` elsewhere).
+   */
+  private findEscapees(): Escapee[] {
+    return POSIX ? groupEscapees(this.pid) : [];
   }
 
   /**
