@@ -366,7 +366,18 @@ describe("SessionClient: authentication required at any step", () => {
     await expect((error as AuthRequiredError).retry()).resolves.toEqual({
       stopReason: "end_turn",
     });
-    expect(sessions.store.get("s1")?.turns.map((t) => t.stopReason)).toEqual([null, "end_turn"]);
+    // The refused turn is taken back: the retry is the one turn, its prompt shown once.
+    const state = sessions.store.get("s1");
+    expect(state?.turns.map((t) => t.stopReason)).toEqual(["end_turn"]);
+    expect(state?.thread.filter((item) => item.type === "message")).toEqual([
+      {
+        type: "message",
+        role: "user",
+        messageId: null,
+        content: [{ type: "text", text: "Hi" }],
+        origin: "client",
+      },
+    ]);
   });
 
   it("and for set_config_option, load and list", async () => {

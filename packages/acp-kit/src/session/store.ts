@@ -16,14 +16,19 @@ import {
   beginTurn,
   cancelTurn,
   endTurn,
+  takeBackTurn,
   type SessionSetup,
 } from "./turns.js";
+import { isAuthRequired } from "./auth.js";
 import { wrapClient } from "./wrap-client.js";
 
 /** What changed a session in a {@link SessionStore}. */
 export type SessionChange =
   | { readonly type: "update"; readonly update: schema.SessionUpdate }
-  | { readonly type: "begin_turn" | "end_turn" | "cancel_turn" | "begin_load" | "setup" };
+  | {
+      readonly type:
+        "begin_turn" | "end_turn" | "cancel_turn" | "take_back_turn" | "begin_load" | "setup";
+    };
 
 /** What a {@link SessionStoreListener} is told after each change. */
 export interface SessionStoreEvent {
@@ -207,8 +212,15 @@ export class SessionStore {
       this.settleQuietly(() => this.endTurn(params.sessionId, null));
       throw error;
     }
-    return this.settle(agent.prompt(params, options), (response) =>
-      this.endTurn(params.sessionId, response?.stopReason ?? null, response?.usage),
+    const sessionId = params.sessionId;
+    return this.settle(
+      agent.prompt(params, options),
+      (response) => this.endTurn(sessionId, response?.stopReason ?? null, response?.usage),
+      (error) => {
+        // Refused for a login: the prompt is sent again after it, as a turn of its own.
+        if (isAuthRequired(error)) this.commit(sessionId, { type: "take_back_turn" }, takeBackTurn);
+        else this.endTurn(sessionId, null);
+      },
     );
   }
 
@@ -220,12 +232,13 @@ export class SessionStore {
   private async settle<T>(
     request: Promise<T>,
     fold: (response: T | undefined) => void,
+    failed: (error: unknown) => void = () => fold(undefined),
   ): Promise<T> {
     let response: T;
     try {
       response = await request;
     } catch (error) {
-      this.settleQuietly(() => fold(undefined));
+      this.settleQuietly(() => failed(error));
       throw error;
     }
     fold(response);

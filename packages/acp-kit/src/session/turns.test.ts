@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ContentBlock, SessionUpdate } from "../index.js";
 import { reduceSession } from "./reduce.js";
 import { emptySessionState, type SessionState } from "./state.js";
-import { applySetup, beginLoad, beginTurn, cancelTurn, endTurn } from "./turns.js";
+import { applySetup, beginLoad, beginTurn, cancelTurn, endTurn, takeBackTurn } from "./turns.js";
 
 const text = (t: string): ContentBlock => ({ type: "text", text: t });
 const chunk = (
@@ -177,5 +177,27 @@ describe("beginLoad and applySetup", () => {
     });
     const again = applySetup(state, { configOptions: [] });
     expect(again).toMatchObject({ currentModeId: "ask", configOptions: [] });
+  });
+});
+
+describe("takeBackTurn", () => {
+  it("removes a turn the agent refused before anything came, with its prompt", () => {
+    const before = reduceSession(emptySessionState("s"), chunk("agent_message_chunk", "earlier"));
+    const begun = beginTurn(before, [text("Hi")]);
+    const back = takeBackTurn(begun);
+    expect(back.turns).toEqual([]);
+    expect(back.thread).toEqual(before.thread);
+    // The thread goes on from there as if the turn had never begun.
+    expect(beginTurn(back, [text("Hi")]).thread).toEqual(begun.thread);
+  });
+
+  it("ends the turn as failed instead when the agent sent something meanwhile", () => {
+    const begun = reduceSession(
+      beginTurn(emptySessionState("s"), [text("Hi")]),
+      chunk("agent_message_chunk", "x"),
+    );
+    const back = takeBackTurn(begun);
+    expect(back.turns).toMatchObject([{ ended: true, stopReason: null }]);
+    expect(back.thread).toHaveLength(2);
   });
 });

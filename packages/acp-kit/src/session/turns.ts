@@ -16,7 +16,9 @@ import type {
 import { ThreadList } from "./thread-list.js";
 import {
   threadData,
+  threadItem,
   threadLength,
+  threadSlice,
   withState,
   type SessionState,
   type SessionTurn,
@@ -116,6 +118,29 @@ export function endTurn(
   if (turn === undefined) return state;
   const ended: SessionTurn = { ...turn, ended: true, stopReason, usage: usage ?? null };
   return withState(base, { turns: replaceAt(base.turns, at, ended) });
+}
+
+/**
+ * Takes back the latest turn when the agent refused it before it began (`-32000`: a login
+ * is needed, and the prompt will be sent again after it): the turn and the prompt's user
+ * message go, so that the retry does not show the prompt twice. Only when nothing else
+ * came in meanwhile; otherwise the turn ends as a failed one ({@link endTurn} with `null`).
+ * @internal
+ */
+export function takeBackTurn(state: SessionState): SessionState {
+  const at = state.turns.length - 1;
+  const turn = state.turns[at];
+  if (turn === undefined || turn.ended) return state;
+  const added = threadLength(state) - turn.threadStart;
+  const last = threadItem(state, turn.threadStart);
+  const onlyThePrompt =
+    turn.prompt === null
+      ? added === 0
+      : added === 1 && last?.type === "message" && last.origin === "client";
+  if (!onlyThePrompt) return endTurn(state, null);
+  const turns = state.turns.slice(0, at);
+  if (added === 0) return withState(state, { turns });
+  return withState(state, { turns }, ThreadList.from(threadSlice(state, 0, turn.threadStart)));
 }
 
 /**
