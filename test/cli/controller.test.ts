@@ -177,8 +177,13 @@ describe("AgentController logins (the library's auth-required, at any step)", ()
     expect(controller.authFailure?.method).toBe("session/prompt");
     await controller.authenticate(controller.authMethods[0]!, noTerminal);
     expect(controller.phase).toBe("ready");
+    // The refused turn was taken back: one turn, the prompt shown once.
     const turns = controller.state?.turns ?? [];
-    expect(turns.map((t) => t.stopReason)).toEqual([null, "end_turn"]);
+    expect(turns.map((t) => t.stopReason)).toEqual(["end_turn"]);
+    const users = (controller.state?.thread ?? []).filter(
+      (item) => item.type === "message" && item.role === "user",
+    );
+    expect(users).toHaveLength(1);
   });
 
   it("logs in with an env_var method: restarts the agent with the variable, then retries", async () => {
