@@ -43,6 +43,22 @@ describe("acp-kit run: the keys people expect", () => {
     await t.waitFor("(the turn ended: cancelled)");
   });
 
+  it("keeps what is typed while the agent starts, and sends it once it is ready", async () => {
+    // The agent takes a second and a half to start: a person types ahead meanwhile.
+    const agent = [process.execPath, scriptedAgent, scenario].map(shellQuote).join(" ");
+    const line = [process.execPath, cli, "run", "--", "sh", "-c", `sleep 1.5; exec ${agent}`]
+      .map(shellQuote)
+      .join(" ");
+    const t = TmuxSession.start(line, { cwd: repoRoot, width: 100, height: 45 });
+    sessions.push(t);
+    await t.waitFor("type a message");
+    expect(t.screen()).not.toContain("CLI test agent 1.2.3");
+    t.send("where are we");
+    await t.waitFor("⧗ queued: where are we");
+    await t.waitFor(`in ${repoRoot.replace(/\/$/, "")}`);
+    expect(t.screen()).toMatch(/› where are we[\s\S]*in \//);
+  });
+
   it("queues a prompt sent during a turn, shows it, and sends it after the turn", async () => {
     const t = run();
     await t.waitFor("CLI test agent 1.2.3");

@@ -375,7 +375,9 @@ export function App({
     const own = parseSlash(text)?.name.toLowerCase();
     const clientCommand =
       own !== undefined && (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own));
-    if (controller.phase === "prompting" && !clientCommand) {
+    // While the agent starts (type-ahead), too: they go out once it is ready.
+    const busy = controller.phase === "prompting" || controller.phase === "starting";
+    if (busy && !clientCommand) {
       setQueue([...queue.current, text]);
       return;
     }
@@ -455,6 +457,16 @@ export function App({
       setSentInitial(true);
       send(initialPrompt);
     }
+  });
+
+  // Prompts typed while the agent started go out once it is ready (after a turn, the
+  // turn's end sends the next one).
+  const lastPhase = useRef(phase);
+  useEffect(() => {
+    const before = lastPhase.current;
+    lastPhase.current = phase;
+    const waited = before === "starting" || before === "auth-required";
+    if (waited && phase === "ready" && initialPrompt === undefined) sendQueued();
   });
 
   const interrupt = (): void => {
@@ -556,11 +568,15 @@ export function App({
   // The rows left for the items (the margin above the status line not measured).
   const liveMax = Math.max(3, rows - bottomRows - 3);
   const liveRows = Math.max(3, liveMax - 2 - (showLivePlan ? state.plan.length + 2 : 0));
+  // Keys are taken while the agent starts too: what is typed then is not lost.
   const inputEnabled =
     question === undefined &&
     picker === undefined &&
     !chooserShown &&
-    (phase === "ready" || phase === "prompting" || phase === "auth-required");
+    (phase === "ready" ||
+      phase === "prompting" ||
+      phase === "auth-required" ||
+      phase === "starting");
   return (
     <Box flexDirection="column">
       <Static items={ui.transcript}>
@@ -590,7 +606,12 @@ export function App({
               <StatusLine controller={controller} state={state} />
               <InputLine
                 enabled={inputEnabled}
-                canSubmit={phase === "ready" || phase === "prompting" || phase === "auth-required"}
+                canSubmit={
+                  phase === "ready" ||
+                  phase === "prompting" ||
+                  phase === "auth-required" ||
+                  phase === "starting"
+                }
                 commands={allCommands(state?.availableCommands ?? null)}
                 values={completionValues(state, sessionIds)}
                 onSubmit={send}
