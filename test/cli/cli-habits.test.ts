@@ -53,10 +53,12 @@ describe("acp-kit run: the keys people expect", () => {
     sessions.push(t);
     await t.waitFor("type a message");
     expect(t.screen()).not.toContain("CLI test agent 1.2.3");
+    t.send("/mode code");
     t.send("where are we");
     await t.waitFor("⧗ queued: where are we");
+    // In order once the session is ready: the command, then the prompt.
     await t.waitFor(`in ${repoRoot.replace(/\/$/, "")}`);
-    expect(t.screen()).toMatch(/› where are we[\s\S]*in \//);
+    expect(t.screen()).toMatch(/mode: code[\s\S]*› where are we[\s\S]*in \//);
   });
 
   it("queues a prompt sent during a turn, shows it, and sends it after the turn", async () => {

@@ -375,9 +375,13 @@ export function App({
     const own = parseSlash(text)?.name.toLowerCase();
     const clientCommand =
       own !== undefined && (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own));
-    // While the agent starts (type-ahead), too: they go out once it is ready.
-    const busy = controller.phase === "prompting" || controller.phase === "starting";
-    if (busy && !clientCommand) {
+    if (controller.phase === "prompting" && !clientCommand) {
+      setQueue([...queue.current, text]);
+      return;
+    }
+    // While the agent starts (type-ahead), prompts and commands wait for the session; only
+    // leaving and help do not.
+    if (controller.phase === "starting" && own !== "quit" && own !== "exit" && own !== "help") {
       setQueue([...queue.current, text]);
       return;
     }
@@ -459,14 +463,40 @@ export function App({
     }
   });
 
-  // Prompts typed while the agent started go out once it is ready (after a turn, the
-  // turn's end sends the next one).
+  // What was typed while the agent started goes out once it is ready, in order: the
+  // client's commands run one after the other; a prompt starts a turn (whose end sends the
+  // next); a picker or the login chooser takes the keys (the rest waits for a turn's end).
+  const drainTypedAhead = async (): Promise<void> => {
+    for (;;) {
+      const [next, ...rest] = queue.current;
+      if (next === undefined) return;
+      const slash = parseSlash(next);
+      const own = slash?.name.toLowerCase();
+      const runsAlone =
+        slash !== undefined &&
+        own !== undefined &&
+        CLIENT_COMMANDS.some((c) => c.name === own) &&
+        own !== "login" &&
+        !(slash.args === "" && isPickerCommand(own));
+      setQueue(rest);
+      if (!runsAlone) {
+        send(next);
+        return;
+      }
+      const result = await runClientCommand(own, slash.args, controller, ui);
+      if (result === "quit") {
+        quit();
+        return;
+      }
+      if (controller.phase !== "ready") return;
+    }
+  };
   const lastPhase = useRef(phase);
   useEffect(() => {
     const before = lastPhase.current;
     lastPhase.current = phase;
     const waited = before === "starting" || before === "auth-required";
-    if (waited && phase === "ready" && initialPrompt === undefined) sendQueued();
+    if (waited && phase === "ready" && initialPrompt === undefined) void drainTypedAhead();
   });
 
   const interrupt = (): void => {
