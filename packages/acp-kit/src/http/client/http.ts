@@ -49,6 +49,9 @@ export class HttpStatusError extends Error {
   }
 }
 
+/** Messages the readable side holds before the event streams wait for the connection. */
+const READ_AHEAD_MESSAGES = 1024;
+
 /** Statuses after which the connection is gone for good. */
 const FATAL = new Set([401, 403, 404, 410]);
 
@@ -101,6 +104,8 @@ class HttpTransport implements RemoteStream {
   private readonly fetchImpl: typeof fetch;
   private readonly lifetime = new AbortController();
   private controller!: ReadableStreamDefaultController<AnyMessage>;
+  /** Event streams waiting for the connection to read what is queued. */
+  private readers: (() => void)[] = [];
   private ended = false;
   private resolveClosed!: () => void;
   private readonly streams = new Map<string, StreamState>();
@@ -133,9 +138,13 @@ class HttpTransport implements RemoteStream {
         start: (controller) => {
           this.controller = controller;
         },
+        pull: () => this.wakeReaders(),
         cancel: () => this.close(),
       },
-      { highWaterMark: Number.MAX_SAFE_INTEGER },
+      // Messages read ahead of the connection. Beyond them the event streams wait (TCP
+      // pushes back on the server): an unbounded queue made a burst cost quadratic time,
+      // as a long array's shift() is a copy.
+      { highWaterMark: READ_AHEAD_MESSAGES },
     );
     this.writable = new WritableStream<AnyMessage>({
       write: (message) => {
@@ -481,6 +490,12 @@ class HttpTransport implements RemoteStream {
         }
         if (typeof message !== "object" || message === null || Array.isArray(message)) continue;
         this.received(message as AnyMessage, state);
+        if ((this.controller.desiredSize ?? 1) <= 0 && !this.ended) {
+          // The connection is behind: wait for it (not counted as the server's silence).
+          if (timer !== undefined) clearTimeout(timer);
+          await new Promise<void>((resolve) => this.readers.push(resolve));
+          arm();
+        }
       }
     } finally {
       if (timer !== undefined) clearTimeout(timer);
@@ -543,10 +558,18 @@ class HttpTransport implements RemoteStream {
     }
   }
 
+  /** Lets the event streams waiting for the connection to catch up read on. */
+  private wakeReaders(): void {
+    const readers = this.readers;
+    this.readers = [];
+    for (const resolve of readers) resolve();
+  }
+
   /** Ends the transport: with an error, the readable side errors; without, it closes. */
   private finish(error: Error | undefined): void {
     if (this.ended) return;
     this.ended = true;
+    this.wakeReaders();
     this.lifetime.abort();
     for (const state of this.streams.values()) {
       state.attempt?.abort();
