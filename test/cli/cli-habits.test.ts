@@ -44,9 +44,9 @@ describe("acp-kit run: the keys people expect", () => {
   });
 
   it("keeps what is typed while the agent starts, and sends it once it is ready", async () => {
-    // The agent takes a second and a half to start: a person types ahead meanwhile.
+    // The agent takes three seconds to start: a person types ahead meanwhile.
     const agent = [process.execPath, scriptedAgent, scenario].map(shellQuote).join(" ");
-    const line = [process.execPath, cli, "run", "--", "sh", "-c", `sleep 1.5; exec ${agent}`]
+    const line = [process.execPath, cli, "run", "--", "sh", "-c", `sleep 3; exec ${agent}`]
       .map(shellQuote)
       .join(" ");
     const t = TmuxSession.start(line, { cwd: repoRoot, width: 100, height: 45 });
@@ -54,8 +54,9 @@ describe("acp-kit run: the keys people expect", () => {
     await t.waitFor("type a message");
     expect(t.screen()).not.toContain("CLI test agent 1.2.3");
     t.send("/mode code");
+    await t.waitFor("⧗ queued: /mode code");
+    // (One line at a time: lines that reach the program in one read are taken as a paste.)
     t.send("where are we");
-    await t.waitFor("⧗ queued: where are we");
     // In order once the session is ready: the command, then the prompt.
     await t.waitFor(`in ${repoRoot.replace(/\/$/, "")}`);
     expect(t.screen()).toMatch(/mode: code[\s\S]*› where are we[\s\S]*in \//);
