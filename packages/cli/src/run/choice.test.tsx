@@ -3,7 +3,6 @@
  * them: several to a chunk, in bursts, split anywhere. Whatever the chunking, the option
  * chosen is the one highlighted when Enter came, never the one of the last render.
  */
-import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { render } from "ink";
 import { useSyncExternalStore, type ReactNode } from "react";
@@ -15,33 +14,7 @@ import { AuthView } from "./auth-view.js";
 import { choiceKeys } from "./choice.js";
 import { FirstQuestion } from "./question-view.js";
 import { UiModel } from "./ui-model.js";
-
-const tick = (ms = 30): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-const UP = "\u001b[A";
-const DOWN = "\u001b[B";
-const SHIFT_TAB = "\u001b[Z";
-
-/** A terminal for Ink: keys written to its input as raw chunks. */
-function terminal() {
-  const stdout = Object.assign(new PassThrough(), { columns: 100, rows: 40, isTTY: true });
-  const stdin = Object.assign(new PassThrough(), {
-    isTTY: true,
-    setRawMode: () => stdin,
-    ref: () => stdin,
-    unref: () => stdin,
-  });
-  let output = "";
-  stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-  return {
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    /** Writes one chunk, as one read of the terminal would deliver it. */
-    chunk: (keys: string) => stdin.write(keys),
-    // eslint-disable-next-line no-control-regex
-    output: () => output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
-  };
-}
+import { DOWN, SHIFT_TAB, terminal, tick, UP } from "../../../../test/support/ink-terminal.js";
 
 function Questions({ ui }: { ui: UiModel }): ReactNode {
   useSyncExternalStore(ui.subscribe, ui.snapshot);

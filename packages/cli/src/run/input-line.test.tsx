@@ -2,28 +2,11 @@
  * The input line fed random editing keys in random chunks (bursts, as over SSH or from a
  * multiplexer): the line sent is the one a person editing key by key would have sent.
  */
-import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { render } from "ink";
 import { describe, expect, it } from "vitest";
 import { InputLine } from "./input-line.js";
-
-const tick = (ms = 30): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function terminal() {
-  const stdout = Object.assign(new PassThrough(), { columns: 100, rows: 40, isTTY: true });
-  const stdin = Object.assign(new PassThrough(), {
-    isTTY: true,
-    setRawMode: () => stdin,
-    ref: () => stdin,
-    unref: () => stdin,
-  });
-  return {
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    chunk: (keys: string) => stdin.write(keys),
-  };
-}
+import { terminal, tick } from "../../../../test/support/ink-terminal.js";
 
 type Key = { readonly raw: string; readonly name: string };
 const KEYS: readonly Key[] = [

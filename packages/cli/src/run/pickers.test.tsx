@@ -4,7 +4,6 @@
  * several to a chunk (`"\x1b[B\r"`), in random bursts. The value chosen is always the one
  * highlighted when Enter came; a typed secret never reaches the screen.
  */
-import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { render } from "ink";
 import { describe, expect, it } from "vitest";
@@ -15,32 +14,7 @@ import { allCommands } from "./slash.js";
 import { OptionPicker, windowStart, type PickerItem } from "./option-picker.js";
 import { age, choicePicker, completionValues, sessionsPicker } from "./pickers.js";
 import { SecretInput, secretStep } from "./secret-input.js";
-
-const tick = (ms = 30): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-const UP = "\u001b[A";
-const DOWN = "\u001b[B";
-const ESC = "\u001b";
-
-/** A terminal for Ink: keys written to its input as raw chunks, its output collected. */
-function terminal() {
-  const stdout = Object.assign(new PassThrough(), { columns: 100, rows: 40, isTTY: true });
-  const stdin = Object.assign(new PassThrough(), {
-    isTTY: true,
-    setRawMode: () => stdin,
-    ref: () => stdin,
-    unref: () => stdin,
-  });
-  let output = "";
-  stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-  return {
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    chunk: (keys: string) => stdin.write(keys),
-    // eslint-disable-next-line no-control-regex
-    output: () => output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
-  };
-}
+import { DOWN, ESC, terminal, tick, UP } from "../../../../test/support/ink-terminal.js";
 
 const ITEMS: PickerItem[] = [
   { value: "ask", label: "Ask", detail: "Answers questions\nand nothing else" },

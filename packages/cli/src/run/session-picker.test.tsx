@@ -3,33 +3,11 @@
  * session opened is the one highlighted when Enter came; Esc leaves; the first row is a
  * new session.
  */
-import { PassThrough } from "node:stream";
 import { render } from "ink";
 import { describe, expect, it } from "vitest";
 import type { SessionChoice } from "../session-memory.js";
 import { OpenSessionPicker, SessionPickerSlot, type SessionPick } from "./session-picker.js";
-
-const DOWN = "\u001b[B";
-const UP = "\u001b[A";
-
-function terminal() {
-  const stdout = Object.assign(new PassThrough(), { columns: 100, rows: 40, isTTY: true });
-  const stdin = Object.assign(new PassThrough(), {
-    isTTY: true,
-    setRawMode: () => stdin,
-    ref: () => stdin,
-    unref: () => stdin,
-  });
-  let output = "";
-  stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-  return {
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    chunk: (keys: string) => stdin.write(keys),
-    // eslint-disable-next-line no-control-regex
-    output: () => output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
-  };
-}
+import { DOWN, terminal, UP } from "../../../../test/support/ink-terminal.js";
 
 const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString();
 const choices: SessionChoice[] = [
