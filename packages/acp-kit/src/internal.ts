@@ -21,3 +21,4 @@ export { wrapClient } from "./session/wrap-client.js";
 export { toolCallInQuestion } from "./session/tool-calls.js";
 export { CLIENT_HANDLER_NAMES } from "./peer/client.js";
 export { EnvelopeScanner } from "./transport/envelope-scanner.js";
+export { isLoopbackHost } from "./http/server/loopback.js";

@@ -19,6 +19,7 @@ import {
 import { ndJsonStream } from "acp-kit";
 import { UsageError } from "./target.js";
 import { tokenFromEnv } from "./remote-target.js";
+import { isLoopbackHost } from "acp-kit/internal";
 
 /** Options of {@link runServe}. */
 export interface ServeOptions {
@@ -44,13 +45,6 @@ export interface ServeOptions {
   readonly err: NodeJS.WritableStream;
   /** Ends the server (default: SIGINT or SIGTERM). */
   readonly signal?: AbortSignal;
-}
-
-const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost", "[::1]"]);
-
-/** Whether a listen address is loopback only. */
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Runs the server until the signal; resolves with the exit code. */

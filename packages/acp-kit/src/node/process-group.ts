@@ -36,24 +36,40 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-/** The state letter of a process from `/proc/<pid>/stat`, or undefined when unreadable. */
-function procState(pid: string): { state: string; pgid: number } | undefined {
+/** What `/proc/<pid>/stat` says of a process, or undefined when unreadable. */
+interface ProcStat {
+  /** The state letter (`R`, `S`, `Z` for a zombie, ...). */
+  readonly state: string;
+  readonly ppid: number;
+  readonly pgid: number;
+  /** Field 22, the start time: a later process given the same pid does not share it. */
+  readonly startTime: string;
+}
+
+function procStat(pid: string): ProcStat | undefined {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   } catch {
     return undefined;
   }
-  // "pid (comm) state ppid pgrp ...": comm may contain spaces and parentheses.
+  // "pid (comm) state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt
+  // utime stime cutime cstime priority nice num_threads itrealvalue starttime ...": comm
+  // may contain spaces and parentheses.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const state = fields[0];
-  const pgid = Number(fields[2]);
-  return state === undefined ? undefined : { state, pgid };
+  if (state === undefined) return undefined;
+  return {
+    state,
+    ppid: Number(fields[1]),
+    pgid: Number(fields[2]),
+    startTime: fields[19] ?? "",
+  };
 }
 
 /** Whether `/proc/<pid>` is a running (not zombie) member of the group `pgid`. */
 function runningMember(pid: string, pgid: number): boolean {
-  const info = procState(pid);
+  const info = procStat(pid);
   return info?.pgid === pgid && info.state !== "Z" && info.state !== "X";
 }
 
@@ -104,20 +120,10 @@ export interface Escapee {
   readonly startTime: string;
 }
 
-/** Parent, group and start time of a process from `/proc/<pid>/stat`. */
-function procFamily(pid: string): { ppid: number; pgid: number; startTime: string } | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  } catch {
-    return undefined;
-  }
-  // After "pid (comm) ": state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
-  // cmajflt utime stime cutime cstime priority nice num_threads itrealvalue starttime.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const state = fields[0];
-  if (state === undefined || state === "Z" || state === "X") return undefined;
-  return { ppid: Number(fields[1]), pgid: Number(fields[2]), startTime: fields[19] ?? "" };
+/** A process that has not exited, as `/proc` says (zombies do not count). */
+function liveProc(pid: string): ProcStat | undefined {
+  const stat = procStat(pid);
+  return stat === undefined || stat.state === "Z" || stat.state === "X" ? undefined : stat;
 }
 
 /**
@@ -144,7 +150,7 @@ export function groupEscapees(leader: number): Escapee[] {
   for (const entry of entries) {
     const first = entry.charCodeAt(0);
     if (first < 48 || first > 57) continue;
-    const family = procFamily(entry);
+    const family = liveProc(entry);
     if (family === undefined) continue;
     const pid = Number(entry);
     info.set(pid, family);
@@ -175,7 +181,7 @@ export function groupEscapees(leader: number): Escapee[] {
 export function signalEscapees(escapees: readonly Escapee[], signal: NodeJS.Signals): Escapee[] {
   const signalled: Escapee[] = [];
   for (const escapee of escapees) {
-    if (procFamily(String(escapee.pid))?.startTime !== escapee.startTime) continue;
+    if (liveProc(String(escapee.pid))?.startTime !== escapee.startTime) continue;
     try {
       process.kill(escapee.pid, signal);
       signalled.push(escapee);
@@ -207,7 +213,7 @@ export function processAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
   if (process.platform !== "linux") return true;
-  const info = procState(String(pid));
+  const info = procStat(String(pid));
   return info !== undefined && info.state !== "Z" && info.state !== "X";
 }
 

@@ -11,6 +11,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { DEFAULT_ACP_PATH, HEADER_CONNECTION_ID } from "../shared/wire.js";
 import { createAcpHttpHandler, type AcpHttpHandler } from "./handler.js";
 import type { AcpHttpHandlerOptions } from "./options.js";
+import { isLoopbackHost } from "./loopback.js";
 
 /** Options of {@link attachAcpHandler}. */
 export interface AttachOptions {
@@ -244,16 +245,6 @@ export interface AcpNodeServerOptions extends AcpHttpHandlerOptions, AttachOptio
    * For servers behind a proxy that authenticates, or on a trusted network.
    */
   allowUnauthenticated?: boolean;
-}
-
-/** Whether a listen address is loopback only (`127.x.x.x`, `::1`, `localhost`). */
-function isLoopbackHost(host: string): boolean {
-  return (
-    host === "localhost" ||
-    host === "::1" ||
-    host === "[::1]" ||
-    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-  );
 }
 
 /**
