@@ -298,7 +298,8 @@ export function App({
 }: AppProps): ReactNode {
   // Drawn once per frame however fast updates come (see frame-rate.ts).
   useStoreByFrame(controller.onChange, controller.snapshot);
-  useStoreByFrame(ui.subscribe, ui.snapshot);
+  // Leaving is drawn at once: the last frame (without the live area) must come before exit.
+  useStoreByFrame(ui.subscribe, ui.snapshot, () => ui.leaving);
   const app = useApp();
   const { stdout } = useStdout();
   useTerminalSize(stdout);

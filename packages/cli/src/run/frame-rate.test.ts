@@ -48,4 +48,20 @@ describe("throttleSubscribe", () => {
     expect(calls).toBe(1);
     expect(s.count()).toBe(0);
   });
+
+  it("passes an urgent change on at once, with what waited before it", () => {
+    vi.useFakeTimers();
+    const s = store();
+    let calls = 0;
+    let leaving = false;
+    throttleSubscribe(s.subscribe, FRAME_MS, () => leaving)(() => calls++);
+    s.emit();
+    s.emit(); // waits for the frame's end
+    expect(calls).toBe(1);
+    leaving = true;
+    s.emit();
+    expect(calls).toBe(2);
+    vi.advanceTimersByTime(FRAME_MS * 2);
+    expect(calls).toBe(2); // the waiting call was taken by the urgent one
+  });
 });

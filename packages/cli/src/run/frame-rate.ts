@@ -18,18 +18,29 @@ type Subscribe = (listener: () => void) => () => void;
 /**
  * `subscribe` whose listeners are called at most once per `intervalMs`: at once when the
  * last call is that long ago, otherwise once at the end of the interval (however many
- * changes came in it). Unsubscribing cancels a call still waiting.
+ * changes came in it). A change for which `urgent` says true is passed on at once (one
+ * that must be drawn before anything else happens, such as leaving). Unsubscribing
+ * cancels a call still waiting.
  */
-export function throttleSubscribe(subscribe: Subscribe, intervalMs = FRAME_MS): Subscribe {
+export function throttleSubscribe(
+  subscribe: Subscribe,
+  intervalMs = FRAME_MS,
+  urgent: () => boolean = () => false,
+): Subscribe {
   return (listener) => {
     let last = -Infinity;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const fire = (): void => {
+      clearTimeout(timer);
       timer = undefined;
       last = performance.now();
       listener();
     };
     const unsubscribe = subscribe(() => {
+      if (urgent()) {
+        fire();
+        return;
+      }
       if (timer !== undefined) return;
       const wait = last + intervalMs - performance.now();
       if (wait <= 0) fire();
@@ -47,7 +58,15 @@ export function throttleSubscribe(subscribe: Subscribe, intervalMs = FRAME_MS): 
  * {@link throttleSubscribe}). A render caused by anything else still reads the latest
  * snapshot.
  */
-export function useStoreByFrame<T>(subscribe: Subscribe, getSnapshot: () => T): T {
-  const throttled = useMemo(() => throttleSubscribe(subscribe), [subscribe]);
+export function useStoreByFrame<T>(
+  subscribe: Subscribe,
+  getSnapshot: () => T,
+  urgent?: () => boolean,
+): T {
+  const throttled = useMemo(
+    () => throttleSubscribe(subscribe, FRAME_MS, urgent),
+    // `urgent` is read when a change comes; a new function need not subscribe again.
+    [subscribe],
+  );
   return useSyncExternalStore(throttled, getSnapshot);
 }
