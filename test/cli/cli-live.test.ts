@@ -254,7 +254,8 @@ describe("acp-kit run (live view)", () => {
     );
     await t.waitFor("acp-kit client probe");
     t.send("check my client");
-    await t.waitFor("a harmless permission request");
+    // The tool call's title shows in the thread before the agent asks: wait for the box.
+    await t.waitFor("❯ 1. Allow (nothing will happen)");
     t.keys("1");
     await t.waitFor("Did all of these show up?");
     // What the probe asks about is on the screen: check it as the person would.

@@ -3,6 +3,9 @@
  * chunk is what one read of a real terminal delivers), its output collected.
  */
 import { PassThrough } from "node:stream";
+import { render, type Instance, type RenderOptions } from "ink";
+import { createElement, type ReactElement } from "react";
+import { KeyRouter } from "../../packages/cli/src/run/keys.js";
 
 /** Waits a little: long enough for Ink to take keys and draw. */
 export const tick = (ms = 30): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -36,4 +39,12 @@ export function terminal(columns = 100) {
     // eslint-disable-next-line no-control-regex
     output: () => output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
   };
+}
+
+/**
+ * Ink's `render` with the CLI's key router around the tree, as the live view mounts its
+ * views (they take keys through it).
+ */
+export function renderWithKeys(tree: ReactElement, options: RenderOptions): Instance {
+  return render(createElement(KeyRouter, null, tree), options);
 }

@@ -7,16 +7,7 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import {
-  Box,
-  measureElement,
-  Static,
-  Text,
-  useApp,
-  useInput,
-  useStdout,
-  type DOMElement,
-} from "ink";
+import { Box, measureElement, Static, Text, useApp, useStdout, type DOMElement } from "ink";
 import Spinner from "ink-spinner";
 import {
   useCallback,
@@ -37,6 +28,7 @@ import { CommandPicker, immediatePicker } from "./command-picker.js";
 import { LoginBox, loginMethods } from "./login-box.js";
 import { completionValues, isPickerCommand, type PickerCommand } from "./pickers.js";
 import { InputLine } from "./input-line.js";
+import { useKeys } from "./keys.js";
 import { Markdown } from "./markdown.js";
 import { useStoreByFrame } from "./frame-rate.js";
 import { FirstQuestion } from "./question-view.js";
@@ -522,7 +514,7 @@ export function App({
     loginRequested || (phase === "auth-required" && controller.authFailure !== dismissedFailure);
   // Also a picker or the login chooser: their Esc is theirs.
   const askingAtRender = ui.questions.length > 0 || picker !== undefined || chooserShown;
-  useInput((input, key) => {
+  useKeys((input, key) => {
     // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
     const presses = key.ctrl && input === "c" ? 1 : countCtrlC(input);
     if (presses > 0) {

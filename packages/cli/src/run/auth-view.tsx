@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { Box, Text, useInput } from "ink";
+import { Box, Text } from "ink";
+import { useKeys } from "./keys.js";
 import { useState, type ReactNode } from "react";
 import type { AuthEnvVar, AuthMethod } from "acp-kit";
 import { isTerminalAuth } from "../controller.js";
@@ -78,7 +79,7 @@ function MethodList({
     false,
     initial,
   );
-  useInput(onKey, { isActive: active });
+  useKeys(onKey, { isActive: active });
   return (
     <>
       {methods.map((m, i) => (
@@ -106,7 +107,7 @@ export function AuthView({
   // A new list (its key) after each attempt, highlighting the method tried last.
   const [attempt, setAttempt] = useState({ key: 0, index: 0 });
   // While a login runs, only Esc counts (it hides the chooser; the login goes on).
-  useInput(
+  useKeys(
     (input, key) => {
       if (key.escape || input.includes("\u001b")) onLeave();
     },

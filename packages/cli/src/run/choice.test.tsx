@@ -4,7 +4,6 @@
  * chosen is the one highlighted when Enter came, never the one of the last render.
  */
 import fc from "fast-check";
-import { render } from "ink";
 import { useSyncExternalStore, type ReactNode } from "react";
 import { describe, expect, it } from "vitest";
 import type { PermissionPromptInfo } from "acp-kit/node";
@@ -14,7 +13,14 @@ import { AuthView } from "./auth-view.js";
 import { choiceKeys } from "./choice.js";
 import { FirstQuestion } from "./question-view.js";
 import { UiModel } from "./ui-model.js";
-import { DOWN, SHIFT_TAB, terminal, tick, UP } from "../../../../test/support/ink-terminal.js";
+import {
+  DOWN,
+  renderWithKeys,
+  SHIFT_TAB,
+  terminal,
+  tick,
+  UP,
+} from "../../../../test/support/ink-terminal.js";
 
 function Questions({ ui }: { ui: UiModel }): ReactNode {
   useSyncExternalStore(ui.subscribe, ui.snapshot);
@@ -38,7 +44,7 @@ const info = (): PermissionPromptInfo =>
 function mountQuestions() {
   const ui = new UiModel();
   const t = terminal();
-  const instance = render(<Questions ui={ui} />, {
+  const instance = renderWithKeys(<Questions ui={ui} />, {
     stdout: t.stdout,
     stdin: t.stdin,
     patchConsole: false,
@@ -239,7 +245,7 @@ describe("the login chooser", () => {
   function mountChooser(onLeave?: () => void) {
     const chosen: string[] = [];
     const t = terminal();
-    const instance = render(
+    const instance = renderWithKeys(
       <AuthView
         methods={methods}
         onChoose={(m) => {
@@ -286,7 +292,7 @@ describe("the login chooser", () => {
     const chosen: string[] = [];
     const t = terminal();
     let fail: () => void = () => undefined;
-    const instance = render(
+    const instance = renderWithKeys(
       <AuthView
         methods={methods}
         onChoose={(m) => {

@@ -3,10 +3,9 @@
  * multiplexer): the line sent is the one a person editing key by key would have sent.
  */
 import fc from "fast-check";
-import { render } from "ink";
 import { describe, expect, it } from "vitest";
 import { InputLine } from "./input-line.js";
-import { terminal, tick } from "../../../../test/support/ink-terminal.js";
+import { renderWithKeys, terminal, tick } from "../../../../test/support/ink-terminal.js";
 
 type Key = { readonly raw: string; readonly name: string };
 const KEYS: readonly Key[] = [
@@ -84,7 +83,7 @@ describe("InputLine under random chunked keys", () => {
         async (keys, points, enterAlone) => {
           const sent: string[] = [];
           const t = terminal();
-          const instance = render(
+          const instance = renderWithKeys(
             <InputLine enabled canSubmit commands={[]} onSubmit={(text) => sent.push(text)} />,
             { stdout: t.stdout, stdin: t.stdin, patchConsole: false, debug: true },
           );

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { Box, Text, useInput } from "ink";
+import { Box, Text } from "ink";
+import { useKeys } from "./keys.js";
 import { useRef, useState, type ReactNode } from "react";
 import { EMPTY_LINE, editLine, type LineState } from "./line-editor.js";
 import { completeLine, completions, valueCompletions, type SlashCommand } from "./slash.js";
@@ -63,7 +64,7 @@ export function InputLine({
   const suggestions = completions(line.text, commands).slice(0, 6);
   const valueSuggestions = valueCompletions(line.text, values)?.values.slice(0, 6) ?? [];
 
-  useInput(
+  useKeys(
     (input, key) => {
       // Ctrl-C, Ctrl-T and Shift-Tab (modes) belong to the view.
       if (key.ctrl && (input === "c" || input === "t")) return;

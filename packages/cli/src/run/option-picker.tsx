@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { Box, Text, useInput } from "ink";
+import { Box, Text } from "ink";
+import { useKeys } from "./keys.js";
 import type { ReactNode } from "react";
 import { useChoice } from "./choice.js";
 import { oneLine } from "./slash.js";
@@ -67,7 +68,7 @@ export function OptionPicker({
     false,
     Math.max(0, current),
   );
-  useInput(onKey);
+  useKeys(onKey);
   const start = windowStart(index, items.length, maxItems);
   const shown = items.slice(start, start + maxItems);
   const digits = Math.min(9, items.length);

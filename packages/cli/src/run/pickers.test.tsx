@@ -5,7 +5,6 @@
  * highlighted when Enter came; a typed secret never reaches the screen.
  */
 import fc from "fast-check";
-import { render } from "ink";
 import { describe, expect, it } from "vitest";
 import type { AuthEnvVar, AuthMethod, SessionState } from "acp-kit";
 import { AuthView } from "./auth-view.js";
@@ -14,7 +13,14 @@ import { allCommands } from "./slash.js";
 import { OptionPicker, windowStart, type PickerItem } from "./option-picker.js";
 import { age, choicePicker, completionValues, sessionsPicker } from "./pickers.js";
 import { SecretInput, secretStep } from "./secret-input.js";
-import { DOWN, ESC, terminal, tick, UP } from "../../../../test/support/ink-terminal.js";
+import {
+  DOWN,
+  ESC,
+  renderWithKeys,
+  terminal,
+  tick,
+  UP,
+} from "../../../../test/support/ink-terminal.js";
 
 const ITEMS: PickerItem[] = [
   { value: "ask", label: "Ask", detail: "Answers questions\nand nothing else" },
@@ -27,7 +33,7 @@ function mountPicker(current: number, items: readonly PickerItem[] = ITEMS) {
   const chosen: string[] = [];
   let left = 0;
   const t = terminal();
-  const instance = render(
+  const instance = renderWithKeys(
     <OptionPicker
       title="Mode"
       items={items}
@@ -220,7 +226,7 @@ describe("hidden input of a login value", () => {
     const submitted: string[] = [];
     let left = 0;
     const t = terminal();
-    const instance = render(
+    const instance = renderWithKeys(
       <SecretInput
         label="OPENAI_API_KEY"
         hidden={hidden}
@@ -301,7 +307,7 @@ describe("the login chooser asking for an env_var method's values", () => {
     const chosen: { id: string; values: Readonly<Record<string, string>> }[] = [];
     let left = 0;
     const t = terminal();
-    const instance = render(
+    const instance = renderWithKeys(
       <AuthView
         methods={methods}
         missingVars={missing}
@@ -384,7 +390,7 @@ describe("the input line's completion popup", () => {
         input: null,
       },
     ]);
-    const instance = render(
+    const instance = renderWithKeys(
       <InputLine
         enabled
         canSubmit

@@ -1,5 +1,3 @@
-import { PassThrough } from "node:stream";
-import { render } from "ink";
 import { useSyncExternalStore, type ReactNode } from "react";
 import { describe, expect, it } from "vitest";
 import type { PermissionPromptInfo } from "acp-kit/node";
@@ -7,30 +5,12 @@ import type { RequestPermissionRequest } from "acp-kit";
 import { SessionStore } from "acp-kit";
 import { FirstQuestion } from "./question-view.js";
 import { UiModel } from "./ui-model.js";
+import { renderWithKeys, terminal, tick } from "../../../../test/support/ink-terminal.js";
 
-const tick = (ms = 30): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A terminal for Ink: output collected, keys typed into its input. */
-function terminal() {
-  const stdout = Object.assign(new PassThrough(), { columns: 80, rows: 40, isTTY: true });
-  const stdin = Object.assign(new PassThrough(), {
-    isTTY: true,
-    setRawMode: () => stdin,
-    ref: () => stdin,
-    unref: () => stdin,
-  });
-  let output = "";
-  stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
-  return {
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stdin: stdin as unknown as NodeJS.ReadStream,
-    press: async (keys: string) => {
-      stdin.write(keys);
-      await tick();
-    },
-    // eslint-disable-next-line no-control-regex
-    lastFrame: () => output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, ""),
-  };
+/** Writes one chunk of keys and lets the view take them. */
+async function press(t: ReturnType<typeof terminal>, keys: string): Promise<void> {
+  t.chunk(keys);
+  await tick();
 }
 
 /** The questions as the view shows them: re-rendered on every change of the model. */
@@ -49,8 +29,8 @@ const info = { signal: new AbortController().signal } as unknown as PermissionPr
 /** The questions of a new model, rendered on a new terminal. */
 function mount() {
   const ui = new UiModel();
-  const t = terminal();
-  const instance = render(<Questions ui={ui} />, {
+  const t = terminal(80);
+  const instance = renderWithKeys(<Questions ui={ui} />, {
     stdout: t.stdout,
     stdin: t.stdin,
     patchConsole: false,
@@ -65,13 +45,13 @@ describe("QuestionView", () => {
     const first = ui.askPermission(request("a", ["allow_once", "reject_once"]), info);
     const second = ui.askPermission(request("b", ["allow_once"]), info);
     await tick();
-    await t.press("\u001b[B"); // Down: the second option of the first question
-    await t.press("\r");
+    await press(t, "\u001b[B"); // Down: the second option of the first question
+    await press(t, "\r");
     await expect(first).resolves.toEqual({ outcome: "selected", optionId: "reject_once" });
     // The second question has one option: Enter must pick it, not "nothing" (cancelled).
-    await t.press("\r");
+    await press(t, "\r");
     await expect(second).resolves.toEqual({ outcome: "selected", optionId: "allow_once" });
-    expect(t.lastFrame()).toContain("Tool b");
+    expect(t.output()).toContain("Tool b");
     instance.unmount();
   });
 
@@ -82,11 +62,11 @@ describe("QuestionView", () => {
       info,
     );
     await tick();
-    await t.press("2");
+    await press(t, "2");
     await expect(byNumber).resolves.toEqual({ outcome: "selected", optionId: "allow_always" });
     const byEscape = ui.askPermission(request("b", ["allow_once", "reject_once"]), info);
     await tick();
-    await t.press("\u001b");
+    await press(t, "\u001b");
     await tick(100);
     await expect(byEscape).resolves.toEqual({ outcome: "selected", optionId: "reject_once" });
     instance.unmount();

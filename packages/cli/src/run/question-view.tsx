@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { Box, Text, useInput, useStdout } from "ink";
+import { Box, Text, useStdout } from "ink";
+import { useKeys } from "./keys.js";
 import type { ReactNode } from "react";
 import type { PermissionOption } from "acp-kit";
 import type { SessionState } from "acp-kit";
@@ -55,7 +56,7 @@ export function QuestionView({
     onChoose: (i) => choose(options[i]),
     onEscape: () => choose(escapeChoice(options)),
   });
-  useInput(onKey);
+  useKeys(onKey);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>
       <Text bold color="yellow">

@@ -125,11 +125,11 @@ function openKeyboard(): { stdin: NodeJS.ReadStream; close(): void } {
 }
 
 async function runLive(options: RunOptions): Promise<number> {
-  const [{ render }, { App }, { SessionPickerSlot: PickerSlot }] = await Promise.all([
-    import("ink"),
-    import("./app.js"),
-    import("./session-picker.js"),
-  ]);
+  // Ink and the views are loaded only now: the colour library that Ink uses reads
+  // `FORCE_COLOR` (set above for NO_COLOR) when it is first imported.
+  const [{ render }, { App }, { KeyRouter }, { SessionPickerSlot: PickerSlot }] = await Promise.all(
+    [import("ink"), import("./app.js"), import("./keys.js"), import("./session-picker.js")],
+  );
   const ui = new UiModel();
   const picker: SessionPickerSlot | undefined =
     options.sessions?.resume === true ? new PickerSlot() : undefined;
@@ -160,14 +160,16 @@ async function runLive(options: RunOptions): Promise<number> {
   let keyboard = openKeyboard();
   const mount = (): ReturnType<typeof render> =>
     render(
-      <App
-        controller={controller}
-        ui={ui}
-        suspend={suspend}
-        onQuit={onQuit}
-        {...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt })}
-        {...(picker === undefined ? {} : { sessionPicker: { slot: picker, cwd: options.cwd } })}
-      />,
+      <KeyRouter>
+        <App
+          controller={controller}
+          ui={ui}
+          suspend={suspend}
+          onQuit={onQuit}
+          {...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt })}
+          {...(picker === undefined ? {} : { sessionPicker: { slot: picker, cwd: options.cwd } })}
+        />
+      </KeyRouter>,
       {
         exitOnCtrlC: false,
         stdin: keyboard.stdin,

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { Box, Text, useInput } from "ink";
+import { Box, Text } from "ink";
+import { useKeys } from "./keys.js";
 import { useRef, useState, type ReactNode } from "react";
 import type { KeyPress } from "./line-editor.js";
 
@@ -70,7 +71,7 @@ export function SecretInput({
   const done = useRef(false);
   // Only the length is drawn (or the text, for a value that is not secret).
   const [shown, setShown] = useState("");
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (done.current) return;
     const step = secretStep(value.current, input, key);
     if (step.type === "leave") {

@@ -3,11 +3,10 @@
  * session opened is the one highlighted when Enter came; Esc leaves; the first row is a
  * new session.
  */
-import { render } from "ink";
 import { describe, expect, it } from "vitest";
 import type { SessionChoice } from "../session-memory.js";
 import { OpenSessionPicker, SessionPickerSlot, type SessionPick } from "./session-picker.js";
-import { DOWN, terminal, UP } from "../../../../test/support/ink-terminal.js";
+import { DOWN, renderWithKeys, terminal, UP } from "../../../../test/support/ink-terminal.js";
 
 const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString();
 const choices: SessionChoice[] = [
@@ -19,7 +18,7 @@ const choices: SessionChoice[] = [
 async function pickWith(...chunks: string[]): Promise<{ pick: SessionPick; output: string }> {
   const t = terminal();
   const slot = new SessionPickerSlot();
-  const app = render(<OpenSessionPicker slot={slot} cwd="/p" />, {
+  const app = renderWithKeys(<OpenSessionPicker slot={slot} cwd="/p" />, {
     stdout: t.stdout,
     stdin: t.stdin,
     exitOnCtrlC: false,

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { Box, Text, useInput, useStdout } from "ink";
+import { Box, Text, useStdout } from "ink";
+import { useKeys } from "./keys.js";
 import { useSyncExternalStore, type ReactNode } from "react";
 import { age, type SessionChoice } from "../session-memory.js";
 import { useChoice } from "./choice.js";
@@ -93,7 +94,7 @@ export function SessionPicker({
     },
     false,
   );
-  useInput(onKey);
+  useKeys(onKey);
   const now = new Date();
   const first = Math.max(
     0,
