@@ -4,15 +4,21 @@
  *
  * @module
  */
-import { CANCEL_REQUEST_METHOD, Dispatcher, type Router } from "./dispatch.js";
+import {
+  CANCEL_REQUEST_METHOD,
+  Dispatcher,
+  type DispatchHost,
+  type DispatchOutcome,
+  type Router,
+} from "./dispatch.js";
 import { ConnectionError, MessageTooLargeError } from "./errors.js";
-import { Inbox } from "./inbox.js";
+import { Inbox, type InboxHost } from "./inbox.js";
 import { Lifecycle, type CloseCause } from "./lifecycle.js";
 import { silentLogger, type Logger } from "./logger.js";
 import type { Stream } from "./messages.js";
 import { PendingRequest, PendingRequests, type ResultPolicy, type ResultShape } from "./pending.js";
 import { transportFor } from "../transport/message-stream-transport.js";
-import type { Transport, TransportSink } from "../transport/transport.js";
+import type { OversizedMessage, Transport, TransportSink } from "../transport/transport.js";
 
 /** Options of a connection. */
 export interface ConnectionOptions {
@@ -117,61 +123,97 @@ export class JsonRpcConnection {
     this.logger = options.logger ?? silentLogger;
     this.defaultTimeoutMs = options.requestTimeoutMs;
     this.policy = { lenient: options.lenient ?? true, logger: this.logger };
-    const lifecycle = this.lifecycle;
-    this.dispatcher = new Dispatcher(
-      {
-        logger: this.logger,
-        lenient: this.policy.lenient,
-        send: (message) => this.trySend(message),
-        exposeErrors: options.exposeErrors ?? true,
-        onResponse: (message) => {
-          this.onResponse(message);
-        },
-        isClosed: () => lifecycle.isClosed,
-      },
-      router,
-    );
-    const dispatcher = this.dispatcher;
-    this.inbox = new Inbox({
-      logger: this.logger,
-      dispatch: (message) => dispatcher.dispatch(message),
-      nextRequestId: () => this.nextId,
-      isClosed: () => lifecycle.isClosed,
-      isOutputBlocked: () => this.blocked !== undefined,
-    });
+    const ports = new JsonRpcConnection.Ports(this, options.exposeErrors ?? true);
+    this.dispatcher = new Dispatcher(ports, router);
+    this.inbox = new Inbox(ports);
     const context = { logger: this.logger };
     this.transport = transportFor(stream, context);
-    const sink: TransportSink = {
-      message: (message) => {
-        if (this.observers.length > 0) this.notifyObservers("in", message);
-        return this.inbox.push(message);
-      },
-      endOfChunk: () => this.inbox.endOfChunk(),
-      oversized: ({ envelope, maxBytes }) => {
-        if (envelope.hasMethod || envelope.id === undefined) return;
-        this.pending
-          .take(envelope.id)
-          ?.fail(
-            new ConnectionError(
-              "message_too_large",
-              "The peer's response exceeded the maximum message size and was dropped",
-              { cause: new MessageTooLargeError(maxBytes) },
-            ),
-          );
-      },
-      closed: (error, direction) => {
-        if (direction === "output") {
-          this.shutdown("output_failed", error);
-          return;
-        }
-        // What arrived before the end is still delivered, then the connection closes.
-        this.inbox.finish(() =>
-          this.shutdown(error === undefined ? "input_ended" : "input_failed", error),
-        );
-      },
-    };
-    this.transport.start(sink, context);
+    this.transport.start(ports, context);
   }
+
+  /**
+   * What the dispatcher, the inbox and the transport call back into. One class for all
+   * connections, rather than closures made per connection: V8 specializes optimized code on
+   * a closure while it is the only one of its kind, and throws that code away once a
+   * second connection (or the first one's closing) breaks the assumption, so every new
+   * connection would start on slow code again. (A class in the class body can reach the
+   * connection's private members.)
+   */
+  private static readonly Ports = class implements DispatchHost, InboxHost, TransportSink {
+    readonly logger: Logger;
+    readonly lenient: boolean;
+
+    constructor(
+      private readonly connection: JsonRpcConnection,
+      readonly exposeErrors: boolean,
+    ) {
+      this.logger = connection.logger;
+      this.lenient = connection.policy.lenient;
+    }
+
+    // DispatchHost and InboxHost
+
+    send(message: object): boolean {
+      return this.connection.trySend(message);
+    }
+
+    onResponse(message: Record<string, unknown>): void {
+      this.connection.onResponse(message);
+    }
+
+    isClosed(): boolean {
+      return this.connection.lifecycle.isClosed;
+    }
+
+    dispatch(message: unknown): DispatchOutcome {
+      return this.connection.dispatcher.dispatch(message);
+    }
+
+    nextRequestId(): number {
+      return this.connection.nextId;
+    }
+
+    isOutputBlocked(): boolean {
+      return this.connection.blocked !== undefined;
+    }
+
+    // TransportSink
+
+    message(message: unknown): void | Promise<void> {
+      const connection = this.connection;
+      if (connection.observers.length > 0) connection.notifyObservers("in", message);
+      return connection.inbox.push(message);
+    }
+
+    endOfChunk(): void {
+      this.connection.inbox.endOfChunk();
+    }
+
+    oversized({ envelope, maxBytes }: OversizedMessage): void {
+      if (envelope.hasMethod || envelope.id === undefined) return;
+      this.connection.pending
+        .take(envelope.id)
+        ?.fail(
+          new ConnectionError(
+            "message_too_large",
+            "The peer's response exceeded the maximum message size and was dropped",
+            { cause: new MessageTooLargeError(maxBytes) },
+          ),
+        );
+    }
+
+    closed(error: unknown, direction: "input" | "output"): void {
+      const connection = this.connection;
+      if (direction === "output") {
+        connection.shutdown("output_failed", error);
+        return;
+      }
+      // What arrived before the end is still delivered, then the connection closes.
+      connection.inbox.finish(() =>
+        connection.shutdown(error === undefined ? "input_ended" : "input_failed", error),
+      );
+    }
+  };
 
   /** Aborts when the connection closes; `signal.reason` says why. */
   get signal(): AbortSignal {
@@ -377,9 +419,8 @@ export class JsonRpcConnection {
       this.pending.failAll(closeError);
       // What waited for the output goes to the transport, whose close flushes it (a
       // notification awaited before `close()` is not lost); held requests reject above.
-      const held = this.held;
-      this.held = [];
-      for (const send of held) {
+      // (Emptied in place, see `Dispatcher.abortAll`.)
+      for (const send of this.held.splice(0)) {
         try {
           send.run();
         } catch (error) {

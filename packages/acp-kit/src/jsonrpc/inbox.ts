@@ -89,9 +89,22 @@ function addsOutput(message: unknown): boolean {
   return method !== CANCEL_REQUEST_METHOD;
 }
 
+/** An empty array whose elements are already of the kind that holds any value. */
+function emptyObjectArray(): unknown[] {
+  const array: unknown[] = [undefined];
+  array.length = 0;
+  return array;
+}
+
 /** See the module comment. */
 export class Inbox {
-  private backlog: unknown[] = [];
+  /**
+   * Messages waiting, from `head` on. One array for the inbox's life, emptied in place:
+   * a fresh `[]` holds small integers until the first message, and code optimized for the
+   * array of objects it then becomes would be thrown away on every new one (on every new
+   * connection, and every time the backlog emptied). It starts as an array of objects.
+   */
+  private readonly backlog: unknown[] = emptyObjectArray();
   private head = 0;
   private hold: Hold | undefined;
   /** Set after a response, until the code awaiting it has run (see the module comment). */
@@ -144,13 +157,13 @@ export class Inbox {
   finish(done: () => void): void {
     if (this.finishing !== undefined) return;
     this.finishing = done;
-    this.hold = undefined;
+    if (this.hold !== undefined) this.hold = undefined;
     this.drain();
   }
 
   /** The connection closed: drops what is waiting. */
   clear(): void {
-    this.backlog = [];
+    this.backlog.length = 0;
     this.head = 0;
     this.hold = undefined;
     this.wakeReader();
@@ -299,7 +312,7 @@ export class Inbox {
     // What a drain delivers is delivered together, like a chunk.
     this.endOfChunk();
     if (this.head === this.backlog.length) {
-      this.backlog = [];
+      this.backlog.length = 0;
       this.head = 0;
     }
     this.wakeReaderIfRoom();

@@ -11,7 +11,7 @@ import {
   type MessageObserver,
   type SendRequestOptions,
 } from "../jsonrpc/connection.js";
-import type { Router } from "../jsonrpc/dispatch.js";
+import type { NotificationRoute, RequestRoute, Router } from "../jsonrpc/dispatch.js";
 import type { Stream } from "../jsonrpc/messages.js";
 import type { ResultShape } from "../jsonrpc/pending.js";
 import type { Transport } from "../transport/transport.js";
@@ -40,6 +40,25 @@ function resultShapesOf(peerSide: PeerSide): ReadonlyMap<string, ResultShape> {
   return shapes;
 }
 
+/**
+ * A router built on first use: the implementation is created after the connection (it
+ * may want a reference to it), and reading starts asynchronously. (A class rather than
+ * closures, so that calls into it stay monomorphic from one connection to the next.)
+ */
+class LazyRouter implements Router {
+  private built: Router | undefined;
+
+  constructor(private readonly build: () => Router) {}
+
+  request(method: string): RequestRoute | undefined {
+    return (this.built ??= this.build()).request(method);
+  }
+
+  notification(method: string): NotificationRoute | undefined {
+    return (this.built ??= this.build()).notification(method);
+  }
+}
+
 /** @internal */
 export class AcpConnectionCore {
   readonly rpc: JsonRpcConnection;
@@ -53,17 +72,7 @@ export class AcpConnectionCore {
     options: AcpConnectionOptions | undefined,
   ) {
     this.resultShapes = resultShapesOf(peerSide);
-    let built: Router | undefined;
-    // The implementation is created after the connection (it may want a reference to
-    // it), so the router is built on first use; reading starts asynchronously.
-    this.rpc = new JsonRpcConnection(
-      stream,
-      {
-        request: (method) => (built ??= router()).request(method),
-        notification: (method) => (built ??= router()).notification(method),
-      },
-      options,
-    );
+    this.rpc = new JsonRpcConnection(stream, new LazyRouter(router), options);
   }
 
   /** Sends a request; protocol methods get their result validated. */

@@ -9,6 +9,7 @@ import { RequestError } from "../jsonrpc/errors.js";
 import type { InboundRequestContext } from "../jsonrpc/inbound.js";
 import { isThenable } from "../jsonrpc/messages.js";
 import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
+import type { RawValidator } from "../schema/runtime.js";
 import { LEGACY_METHOD_SPECS, METHOD_SPECS } from "../schema/methods.gen.js";
 
 type Implementation = Record<string, unknown>;
@@ -26,19 +27,51 @@ function requireResult(method: string, value: unknown): unknown {
   return value;
 }
 
-function requestRoute(spec: MethodSpec, impl: Implementation, fn: Handler): RequestRoute {
-  const method = spec.method;
-  const finish = spec.emptyResult
-    ? (value: unknown): unknown => value ?? {}
-    : (value: unknown): unknown => requireResult(method, value);
-  return {
-    validate: spec.validateParams,
-    optionalParams: spec.optionalParams,
-    handle(params, context) {
-      const result = fn.call(impl, params, context);
-      return isThenable(result) ? result.then(finish) : finish(result);
-    },
-  };
+/** A result for a method whose result may be empty. */
+function orEmpty(value: unknown): unknown {
+  return value ?? {};
+}
+
+// Routes and routers are classes, not object literals with closures: each connection builds
+// its own, and methods on a shared prototype keep the calls into them monomorphic, so the
+// optimized dispatch of one connection still fits the next.
+
+/** A request method routed to the implementation's handler. */
+class HandlerRequestRoute implements RequestRoute {
+  readonly validate: RawValidator;
+  readonly optionalParams: boolean | undefined;
+
+  constructor(
+    private readonly spec: MethodSpec,
+    private readonly impl: Implementation,
+    private readonly fn: Handler,
+  ) {
+    this.validate = spec.validateParams;
+    this.optionalParams = spec.optionalParams;
+  }
+
+  handle(params: unknown, context: InboundRequestContext): unknown {
+    const result = this.fn.call(this.impl, params, context);
+    if (isThenable(result)) return result.then((value) => this.finish(value));
+    return this.finish(result);
+  }
+
+  private finish(value: unknown): unknown {
+    return this.spec.emptyResult ? orEmpty(value) : requireResult(this.spec.method, value);
+  }
+}
+
+/** Requests of methods outside the protocol, routed to `extMethod`. */
+class ExtRequestRoute implements RequestRoute {
+  constructor(
+    private readonly impl: Implementation,
+    private readonly fn: Handler,
+  ) {}
+
+  handle(params: unknown, context: InboundRequestContext): unknown {
+    const result = this.fn.call(this.impl, context.method, extParams(params), context);
+    return isThenable(result) ? result.then(orEmpty) : orEmpty(result);
+  }
 }
 
 /**
@@ -47,13 +80,61 @@ function requestRoute(spec: MethodSpec, impl: Implementation, fn: Handler): Requ
  */
 const CONCURRENT_NOTIFICATIONS: ReadonlySet<string> = new Set(["session/cancel"]);
 
-function notificationRoute(spec: MethodSpec, impl: Implementation, fn: Handler): NotificationRoute {
-  return {
-    validate: spec.validateParams,
-    optionalParams: spec.optionalParams,
-    concurrent: CONCURRENT_NOTIFICATIONS.has(spec.method),
-    handle: (params) => fn.call(impl, params) as void | Promise<void>,
-  };
+/** A notification method routed to the implementation's handler. */
+class HandlerNotificationRoute implements NotificationRoute {
+  readonly validate: RawValidator;
+  readonly optionalParams: boolean | undefined;
+  readonly concurrent: boolean;
+
+  constructor(
+    spec: MethodSpec,
+    private readonly impl: Implementation,
+    private readonly fn: Handler,
+  ) {
+    this.validate = spec.validateParams;
+    this.optionalParams = spec.optionalParams;
+    this.concurrent = CONCURRENT_NOTIFICATIONS.has(spec.method);
+  }
+
+  handle(params: unknown): void | Promise<void> {
+    return this.fn.call(this.impl, params) as void | Promise<void>;
+  }
+}
+
+/** A notification of a method outside the protocol, routed to `extNotification`. */
+class ExtNotificationRoute implements NotificationRoute {
+  constructor(
+    private readonly impl: Implementation,
+    private readonly fn: Handler,
+    private readonly method: string,
+  ) {}
+
+  handle(params: unknown): void | Promise<void> {
+    return this.fn.call(this.impl, this.method, extParams(params)) as void | Promise<void>;
+  }
+}
+
+/** The routes of one side's implementation. */
+class ImplementationRouter implements Router {
+  constructor(
+    private readonly requests: ReadonlyMap<string, RequestRoute>,
+    private readonly notifications: ReadonlyMap<string, NotificationRoute>,
+    private readonly known: ReadonlySet<string>,
+    private readonly impl: Implementation,
+    private readonly extRequest: RequestRoute | undefined,
+    private readonly extNotification: Handler | undefined,
+  ) {}
+
+  request(method: string): RequestRoute | undefined {
+    return this.requests.get(method) ?? (this.known.has(method) ? undefined : this.extRequest);
+  }
+
+  notification(method: string): NotificationRoute | undefined {
+    const route = this.notifications.get(method);
+    if (route !== undefined || this.known.has(method) || this.extNotification === undefined)
+      return route;
+    return new ExtNotificationRoute(this.impl, this.extNotification, method);
+  }
 }
 
 /**
@@ -83,46 +164,19 @@ export function buildRouter(
     const fn = names.map((n) => target[n]).find((f) => typeof f === "function");
     if (fn === undefined) continue;
     if (spec.kind === "request")
-      requests.set(spec.method, requestRoute(spec, target, fn as Handler));
-    else notifications.set(spec.method, notificationRoute(spec, target, fn as Handler));
+      requests.set(spec.method, new HandlerRequestRoute(spec, target, fn as Handler));
+    else notifications.set(spec.method, new HandlerNotificationRoute(spec, target, fn as Handler));
   }
-
   const extMethod = target.extMethod;
-  const extRequest: RequestRoute | undefined =
-    typeof extMethod === "function"
-      ? {
-          handle(params: unknown, context: InboundRequestContext) {
-            const result = (extMethod as Handler).call(
-              target,
-              context.method,
-              extParams(params),
-              context,
-            );
-            const finish = (value: unknown): unknown => value ?? {};
-            return isThenable(result) ? result.then(finish) : finish(result);
-          },
-        }
-      : undefined;
   const extNotification = target.extNotification;
-
-  return {
-    request(method) {
-      return requests.get(method) ?? (known.has(method) ? undefined : extRequest);
-    },
-    notification(method) {
-      const route = notifications.get(method);
-      if (route !== undefined || known.has(method) || typeof extNotification !== "function")
-        return route;
-      return {
-        handle: (params) =>
-          (extNotification as Handler).call(
-            target,
-            method,
-            extParams(params),
-          ) as void | Promise<void>,
-      };
-    },
-  };
+  return new ImplementationRouter(
+    requests,
+    notifications,
+    known,
+    target,
+    typeof extMethod === "function" ? new ExtRequestRoute(target, extMethod as Handler) : undefined,
+    typeof extNotification === "function" ? (extNotification as Handler) : undefined,
+  );
 }
 
 /**

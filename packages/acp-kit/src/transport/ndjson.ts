@@ -461,42 +461,72 @@ export function ndJsonStream(
   input: ReadableStream<Uint8Array>,
   options?: NdJsonStreamOptions,
 ): NdJsonStream {
-  const maxBytes = resolveMaxBytes(options?.maxMessageBytes);
-  const transport = new NdJsonTransport(output, input, maxBytes, options?.logger ?? silentLogger);
-  let claimed: "facade" | "transport" | undefined;
-  let readable: ReadableStream<AnyMessage> | undefined;
-  let writable: WritableStream<AnyMessage> | undefined;
-  const claim = (by: "facade" | "transport"): void => {
-    if (claimed !== undefined && claimed !== by) {
+  return new NdJsonStreamImpl(output, input, options);
+}
+
+/**
+ * What {@link ndJsonStream} returns. A class, so that the connection's call into `send`
+ * is one target for every stream (see `JsonRpcConnection`); `readable` and `writable` are
+ * own enumerable properties, as on the plain object the classic releases return.
+ */
+class NdJsonStreamImpl implements Transport {
+  declare readonly readable: ReadableStream<AnyMessage>;
+  declare readonly writable: WritableStream<AnyMessage>;
+  private readonly transport: NdJsonTransport;
+  private claimed: "facade" | "transport" | undefined;
+  private started = false;
+
+  constructor(
+    output: WritableStream<Uint8Array>,
+    input: ReadableStream<Uint8Array>,
+    private readonly options: NdJsonStreamOptions | undefined,
+  ) {
+    const maxBytes = resolveMaxBytes(options?.maxMessageBytes);
+    const transport = new NdJsonTransport(output, input, maxBytes, options?.logger ?? silentLogger);
+    this.transport = transport;
+    let readable: ReadableStream<AnyMessage> | undefined;
+    let writable: WritableStream<AnyMessage> | undefined;
+    Object.defineProperties(this, {
+      readable: {
+        enumerable: true,
+        get: (): ReadableStream<AnyMessage> => {
+          this.claim("facade");
+          return (readable ??= readableFacade(transport, maxBytes));
+        },
+      },
+      writable: {
+        enumerable: true,
+        get: (): WritableStream<AnyMessage> => {
+          this.claim("facade");
+          return (writable ??= writableFacade(transport));
+        },
+      },
+    });
+  }
+
+  private claim(by: "facade" | "transport"): void {
+    if (this.claimed !== undefined && this.claimed !== by) {
       throw new Error("This ndJsonStream is already in use by a connection");
     }
-    claimed = by;
-  };
-  let started = false;
-  return {
-    get readable(): ReadableStream<AnyMessage> {
-      claim("facade");
-      return (readable ??= readableFacade(transport, maxBytes));
-    },
-    get writable(): WritableStream<AnyMessage> {
-      claim("facade");
-      return (writable ??= writableFacade(transport));
-    },
-    start(sink: TransportSink, context?: TransportContext): void {
-      claim("transport");
-      if (started) throw new Error("This ndJsonStream is already in use by another connection");
-      started = true;
-      if (options?.logger === undefined && context !== undefined) {
-        transport.setLogger(context.logger);
-      }
-      transport.start(sink);
-    },
-    send(message: object): void | Promise<void> {
-      claim("transport");
-      return transport.send(message);
-    },
-    close(): Promise<void> {
-      return transport.close();
-    },
-  };
+    this.claimed = by;
+  }
+
+  start(sink: TransportSink, context?: TransportContext): void {
+    this.claim("transport");
+    if (this.started) throw new Error("This ndJsonStream is already in use by another connection");
+    this.started = true;
+    if (this.options?.logger === undefined && context !== undefined) {
+      this.transport.setLogger(context.logger);
+    }
+    this.transport.start(sink);
+  }
+
+  send(message: object): void | Promise<void> {
+    if (this.claimed !== "transport") this.claim("transport");
+    return this.transport.send(message);
+  }
+
+  close(): Promise<void> {
+    return this.transport.close();
+  }
 }
