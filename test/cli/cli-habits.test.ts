@@ -62,6 +62,22 @@ describe("acp-kit run: the keys people expect", () => {
     expect(t.screen()).toMatch(/mode: code[\s\S]*› where are we[\s\S]*in \//);
   });
 
+  it("leaves at once, cleanly and with exit 0, on a /quit typed while the agent starts", async () => {
+    const agent = [process.execPath, scriptedAgent, scenario].map(shellQuote).join(" ");
+    const line = [process.execPath, cli, "run", "--", "sh", "-c", `sleep 3; exec ${agent}`]
+      .map(shellQuote)
+      .join(" ");
+    const t = TmuxSession.start(line, { cwd: repoRoot, width: 100, height: 45 });
+    sessions.push(t);
+    await t.waitFor("type a message");
+    t.send("/quit");
+    // Well before the agent would have started; closing it is not the agent's failure.
+    const screen = await t.waitFor("[exited", 2_500);
+    expect(screen).toMatch(/^\[exited 0\]$/m);
+    expect(screen).not.toContain("Connection closed");
+    expect(screen).not.toContain("type a message");
+  });
+
   it("queues a prompt sent during a turn, shows it, and sends it after the turn", async () => {
     const t = run();
     await t.waitFor("CLI test agent 1.2.3");

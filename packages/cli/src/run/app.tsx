@@ -358,9 +358,12 @@ export function App({
   };
 
   // Leaving: one last frame without the live area (no input line or spinner left on the
-  // screen), then exit.
+  // screen), then exit. Only after a frame drawn as leaving: the effects of an earlier
+  // frame can run after `leave()` (React runs them some time after drawing, and keys are
+  // read meanwhile), and exiting then would leave that frame's input line on the screen.
+  const drawnLeaving = ui.leaving;
   useEffect(() => {
-    if (ui.leaving) app.exit();
+    if (drawnLeaving) app.exit();
   });
 
   const send = (text: string): void => {
@@ -610,7 +613,7 @@ export function App({
           </Box>
         )}
       </Static>
-      {ui.leaving ? null : (
+      {drawnLeaving ? null : (
         <Clamped
           spareRows={2}
           bottom={

@@ -201,7 +201,9 @@ async function runLive(options: RunOptions): Promise<number> {
   const signals = endOnSignals(controller, { ignoreInterrupt: () => suspension.active });
   let startFailure: string | undefined;
   controller.start().catch((error: unknown) => {
-    if (error instanceof PickerLeft) {
+    // Left while the agent started (a /quit typed ahead, the picker's Esc): closing the
+    // agent then fails the start, which is no failure of the agent's.
+    if (error instanceof PickerLeft || flags.quitting) {
       ui.leave();
       return;
     }
