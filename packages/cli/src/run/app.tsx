@@ -511,8 +511,9 @@ export function App({
     quit();
   };
 
-  // Whether a question was on the screen when these keys came: the question view answers
-  // (and removes it) before this handler runs, and that Esc must not cancel the turn too.
+  // Whether a question was on the screen when these keys came (as drawn, whichever handler
+  // runs first): the question view answers an Esc and removes itself, and that Esc must
+  // not cancel the turn too.
   const chooserShown =
     loginRequested || (phase === "auth-required" && controller.authFailure !== dismissedFailure);
   // Also a picker or the login chooser: their Esc is theirs.
