@@ -16,6 +16,7 @@ import {
   useRef,
   useState,
   useSyncExternalStore,
+  type ReactElement,
   type ReactNode,
 } from "react";
 import type { PlanEntry } from "acp-kit";
@@ -28,7 +29,7 @@ import { CommandPicker, immediatePicker } from "./command-picker.js";
 import { LoginBox, loginMethods } from "./login-box.js";
 import { completionValues, isPickerCommand, type PickerCommand } from "./pickers.js";
 import { InputLine } from "./input-line.js";
-import { useKeys } from "./keys.js";
+import { KeyRouter, useKeys } from "./keys.js";
 import { Markdown } from "./markdown.js";
 import { useStoreByFrame } from "./frame-rate.js";
 import { FirstQuestion } from "./question-view.js";
@@ -277,6 +278,18 @@ function useTerminalSize(stdout: NodeJS.WriteStream): string {
     [stdout],
   );
   return useSyncExternalStore(subscribe, () => `${stdout.columns}x${stdout.rows}`);
+}
+
+/**
+ * The live view as `run` mounts it: the app under the key router. (The element is made
+ * here so that `run` itself loads nothing of React before it has chosen React's build.)
+ */
+export function liveView(props: AppProps): ReactElement {
+  return (
+    <KeyRouter>
+      <App {...props} />
+    </KeyRouter>
+  );
 }
 
 /** The application; see the module comment. */

@@ -126,10 +126,19 @@ function openKeyboard(): { stdin: NodeJS.ReadStream; close(): void } {
 
 async function runLive(options: RunOptions): Promise<number> {
   // Ink and the views are loaded only now: the colour library that Ink uses reads
-  // `FORCE_COLOR` (set above for NO_COLOR) when it is first imported.
-  const [{ render }, { App }, { KeyRouter }, { SessionPickerSlot: PickerSlot }] = await Promise.all(
-    [import("ink"), import("./app.js"), import("./keys.js"), import("./session-picker.js")],
-  );
+  // `FORCE_COLOR` (set above for NO_COLOR) when it is first imported. React picks its
+  // build from `NODE_ENV` then too: unless the user set it, it is "production" for that
+  // moment only (the development build checks every render and draws about half as fast),
+  // so that the agent and the commands started later do not inherit it.
+  const nodeEnv = process.env.NODE_ENV;
+  if (nodeEnv === undefined) process.env.NODE_ENV = "production";
+  const [{ render }, { liveView }, { SessionPickerSlot: PickerSlot }] = await Promise.all([
+    import("ink"),
+    import("./app.js"),
+    import("./session-picker.js"),
+  ]).finally(() => {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+  });
   const ui = new UiModel();
   const picker: SessionPickerSlot | undefined =
     options.sessions?.resume === true ? new PickerSlot() : undefined;
@@ -160,16 +169,14 @@ async function runLive(options: RunOptions): Promise<number> {
   let keyboard = openKeyboard();
   const mount = (): ReturnType<typeof render> =>
     render(
-      <KeyRouter>
-        <App
-          controller={controller}
-          ui={ui}
-          suspend={suspend}
-          onQuit={onQuit}
-          {...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt })}
-          {...(picker === undefined ? {} : { sessionPicker: { slot: picker, cwd: options.cwd } })}
-        />
-      </KeyRouter>,
+      liveView({
+        controller,
+        ui,
+        suspend,
+        onQuit,
+        ...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt }),
+        ...(picker === undefined ? {} : { sessionPicker: { slot: picker, cwd: options.cwd } }),
+      }),
       {
         exitOnCtrlC: false,
         stdin: keyboard.stdin,
