@@ -50,11 +50,7 @@ Module._load = function (request, parent, isMain) {
 `,
     );
     const agent = [process.execPath, scriptedAgent, scenario].map(shellQuote).join(" ");
-    // (Unset here: the tmux server may have it from the test runner.)
     const line = [
-      "env",
-      "-u",
-      "NODE_ENV",
       process.execPath,
       "--require",
       hook,

@@ -16,8 +16,9 @@ export class TmuxSession {
 
   /**
    * Starts `command` (a shell command line) in a new detached session of the given size.
-   * CI markers and colour settings are removed from the environment (for every command of
-   * the line) so that the program behaves as on a person's terminal.
+   * CI markers, colour settings and the test runner's `NODE_ENV` are removed from the
+   * environment (for every command of the line) so that the program behaves as on a
+   * person's terminal.
    */
   static start(
     command: string,
@@ -33,7 +34,7 @@ export class TmuxSession {
       .map(([k, v]) => `${k}=${shellQuote(v)}`)
       .join(" ");
     // Unset and exported for the whole command line, which may be several commands.
-    const line = `cd ${shellQuote(options.cwd)} && unset CI CONTINUOUS_INTEGRATION GITHUB_ACTIONS NO_COLOR FORCE_COLOR && export TERM=xterm-256color ${env} && { ${command}; }; echo "[exited $?]"; sleep 600`;
+    const line = `cd ${shellQuote(options.cwd)} && unset CI CONTINUOUS_INTEGRATION GITHUB_ACTIONS NO_COLOR FORCE_COLOR NODE_ENV && export TERM=xterm-256color ${env} && { ${command}; }; echo "[exited $?]"; sleep 600`;
     const args = [
       "new-session",
       "-d",
