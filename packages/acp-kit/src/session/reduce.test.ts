@@ -151,6 +151,36 @@ describe("session-level updates", () => {
     expect(state.unknown).toEqual([a, b]);
     expect(state.unknown[0]).toBe(a);
   });
+
+  it("keeps the newest 1,000 notices and unknown updates, so that a flood folds in linear time", () => {
+    const flood = (count: number): SessionState => {
+      let state = emptySessionState();
+      for (let i = 0; i < count; i++) {
+        state = reduceSession(state, {
+          sessionUpdate: "future_kind",
+          i,
+        } as unknown as SessionUpdate);
+        state = reduceSession(state, { sessionUpdate: "notice", severity: "info", title: `${i}` });
+      }
+      return state;
+    };
+    const state = flood(2500);
+    expect(state.unknown).toHaveLength(1000);
+    expect(state.notices).toHaveLength(1000);
+    expect((state.unknown[0] as unknown as { i: number }).i).toBe(1500);
+    expect((state.unknown[999] as unknown as { i: number }).i).toBe(2499);
+    expect(state.notices[0]?.title).toBe("1500");
+    // 40,000 of each took over 10 s when every update copied the whole list (quadratic).
+    const time = (count: number): number => {
+      const start = performance.now();
+      flood(count);
+      return performance.now() - start;
+    };
+    time(5_000); // warm-up
+    const small = time(10_000);
+    const large = time(40_000);
+    expect(large / Math.max(small, 5)).toBeLessThan(8);
+  });
 });
 
 describe("foldSession", () => {

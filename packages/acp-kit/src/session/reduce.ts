@@ -55,8 +55,23 @@ function applyConfig(state: SessionState, update: ConfigOptionUpdate): SessionSt
   return withState(state, { configOptions: update.configOptions });
 }
 
+/**
+ * How many `notice` and unknown updates a state keeps (the newest). Each update makes a new
+ * state with a new list, so an unbounded list made a flood of them quadratic: 40,000
+ * unknown updates took 10 s to fold.
+ */
+const MAX_KEPT_UPDATES = 1000;
+
+/** `list` with `item` appended, the oldest dropped beyond {@link MAX_KEPT_UPDATES}. */
+function appendKept<T>(list: readonly T[], item: T): readonly T[] {
+  const start = list.length >= MAX_KEPT_UPDATES ? list.length - MAX_KEPT_UPDATES + 1 : 0;
+  const next = list.slice(start);
+  next.push(item);
+  return next;
+}
+
 function applyUnknown(state: SessionState, update: UnknownSessionUpdate): SessionState {
-  return withState(state, { unknown: [...state.unknown, update] });
+  return withState(state, { unknown: appendKept(state.unknown, update) });
 }
 
 /**
@@ -101,7 +116,7 @@ function applyUnknown(state: SessionState, update: UnknownSessionUpdate): Sessio
  * - `usage_update`: replaces `usage`; without `cost` the last known cost is kept.
  * - `session_info_update`: tri-state patch of `info` (left out = unchanged, `null` =
  *   cleared, a string = set); its `_meta` is shallow-merged into `info._meta`.
- * - `notice`: appended to `notices`.
+ * - `notice`: appended to `notices` (the newest 1,000 are kept).
  * - `plan_update` / `plan_removed` (unstable): upsert / remove in `plans` by `planId`.
  * - `compaction_update` / `compaction_summary_chunk`: a `compaction` thread item by id
  *   (patched in place; chunks append to its summary).
@@ -109,7 +124,7 @@ function applyUnknown(state: SessionState, update: UnknownSessionUpdate): Sessio
  *   by `messageId`, patched in place (left out = unchanged, `null` = cleared).
  * - `subagent_update` (unstable): upsert in `subagents` by child `sessionId`, same patch
  *   rules.
- * - Any other kind: appended, as received, to `unknown`.
+ * - Any other kind: appended, as received, to `unknown` (the newest 1,000 are kept).
  *
  * Adjacent plain text blocks of one message are joined into one text block. The `_meta`
  * of an update is kept for tool calls and session info only.
@@ -140,7 +155,7 @@ export function reduceSession(state: SessionState, update: SessionUpdate): Sessi
       return applyUsage(state, update);
     case "notice": {
       const { sessionUpdate: _, ...notice } = update;
-      return withState(state, { notices: [...state.notices, notice] });
+      return withState(state, { notices: appendKept(state.notices, notice) });
     }
     case "plan_update":
       return applyPlanUpdate(state, update);

@@ -209,7 +209,7 @@ export interface SessionState {
   readonly usage: SessionUsage | null;
   /** Title and last-activity time (`session_info_update`, tri-state patch). */
   readonly info: SessionInfoState;
-  /** `notice` updates (live-only messages for the user), in order. */
+  /** `notice` updates (live-only messages for the user), in order; the newest 1,000. */
   readonly notices: readonly Notice[];
   /** Child sessions from `subagent_update` (unstable), in order of first appearance. */
   readonly subagents: readonly SubagentState[];
@@ -217,7 +217,7 @@ export interface SessionState {
   readonly turns: readonly SessionTurn[];
   /** True between `beginLoad` and the load's setup response (history replay running). */
   readonly loading: boolean;
-  /** Updates of kinds this version does not know, kept as received, in order. */
+  /** Updates of kinds this version does not know, kept as received, in order; the newest 1,000. */
   readonly unknown: readonly UnknownSessionUpdate[];
 }
 
