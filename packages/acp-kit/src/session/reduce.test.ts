@@ -154,7 +154,7 @@ describe("session-level updates", () => {
 
   it("keeps the newest 1,000 notices and unknown updates, so that a flood folds in linear time", () => {
     const flood = (count: number): SessionState => {
-      let state = emptySessionState();
+      let state = emptySessionState("s");
       for (let i = 0; i < count; i++) {
         state = reduceSession(state, {
           sessionUpdate: "future_kind",
