@@ -14,10 +14,14 @@ const scriptedAgent = join(repoRoot, "packages", "acp-kit", "dist", "scripted-ag
 const scenario = join(repoRoot, "test", "cli", "fixtures", "cli-scenario.json");
 const sessions: TmuxSession[] = [];
 
-function run(): TmuxSession {
-  const line = [process.execPath, cli, "run", "--", process.execPath, scriptedAgent, scenario]
-    .map(shellQuote)
-    .join(" ");
+/** `run` against the scripted agent, which starts `startDelay` seconds late when given. */
+function run(startDelay?: number): TmuxSession {
+  const agent = [process.execPath, scriptedAgent, scenario];
+  const command =
+    startDelay === undefined
+      ? agent
+      : ["sh", "-c", `sleep ${startDelay}; exec ${agent.map(shellQuote).join(" ")}`];
+  const line = [process.execPath, cli, "run", "--", ...command].map(shellQuote).join(" ");
   const session = TmuxSession.start(line, { cwd: repoRoot, width: 100, height: 45 });
   sessions.push(session);
   return session;
@@ -45,12 +49,7 @@ describe("acp-kit run: the keys people expect", () => {
 
   it("keeps what is typed while the agent starts, and sends it once it is ready", async () => {
     // The agent takes three seconds to start: a person types ahead meanwhile.
-    const agent = [process.execPath, scriptedAgent, scenario].map(shellQuote).join(" ");
-    const line = [process.execPath, cli, "run", "--", "sh", "-c", `sleep 3; exec ${agent}`]
-      .map(shellQuote)
-      .join(" ");
-    const t = TmuxSession.start(line, { cwd: repoRoot, width: 100, height: 45 });
-    sessions.push(t);
+    const t = run(3);
     await t.waitFor("type a message");
     expect(t.screen()).not.toContain("CLI test agent 1.2.3");
     t.send("/mode code");
@@ -63,12 +62,7 @@ describe("acp-kit run: the keys people expect", () => {
   });
 
   it("leaves at once, cleanly and with exit 0, on a /quit typed while the agent starts", async () => {
-    const agent = [process.execPath, scriptedAgent, scenario].map(shellQuote).join(" ");
-    const line = [process.execPath, cli, "run", "--", "sh", "-c", `sleep 3; exec ${agent}`]
-      .map(shellQuote)
-      .join(" ");
-    const t = TmuxSession.start(line, { cwd: repoRoot, width: 100, height: 45 });
-    sessions.push(t);
+    const t = run(3);
     await t.waitFor("type a message");
     t.send("/quit");
     // Well before the agent would have started; closing it is not the agent's failure.
