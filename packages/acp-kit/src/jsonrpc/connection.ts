@@ -419,8 +419,9 @@ export class JsonRpcConnection {
       this.pending.failAll(closeError);
       // What waited for the output goes to the transport, whose close flushes it (a
       // notification awaited before `close()` is not lost); held requests reject above.
-      // (Emptied in place, see `Dispatcher.abortAll`.)
-      for (const send of this.held.splice(0)) {
+      const held = this.held;
+      this.held = [];
+      for (const send of held) {
         try {
           send.run();
         } catch (error) {

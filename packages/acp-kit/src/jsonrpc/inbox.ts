@@ -157,7 +157,7 @@ export class Inbox {
   finish(done: () => void): void {
     if (this.finishing !== undefined) return;
     this.finishing = done;
-    if (this.hold !== undefined) this.hold = undefined;
+    this.hold = undefined;
     this.drain();
   }
 
