@@ -1,7 +1,8 @@
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { RequestError } from "../jsonrpc/errors.js";
-import { AuthRequiredError } from "./auth.js";
+import type { AuthMethod } from "../index.js";
+import { AuthRequiredError, envVarsOf } from "./auth.js";
 
 describe("AuthRequiredError", () => {
   const params = {
@@ -22,5 +23,25 @@ describe("AuthRequiredError", () => {
     expect(JSON.stringify(error)).not.toContain("s3cret");
     expect(inspect(error)).not.toContain("s3cret");
     expect(Object.keys(error)).not.toContain("params");
+  });
+});
+
+describe("envVarsOf", () => {
+  it("reads `vars` and the legacy `varName` without changing the method", () => {
+    const method = {
+      id: "key",
+      name: "API key",
+      type: "env_var",
+      vars: [{ name: "OPENAI_API_KEY", label: "Key" }, "ORG_ID"],
+      varName: "LEGACY_KEY",
+    } as unknown as AuthMethod;
+    const before = JSON.stringify(method);
+    expect(envVarsOf(method)?.map((v) => v.name)).toEqual([
+      "OPENAI_API_KEY",
+      "ORG_ID",
+      "LEGACY_KEY",
+    ]);
+    expect(envVarsOf(method)).toHaveLength(3);
+    expect(JSON.stringify(method)).toBe(before);
   });
 });

@@ -107,7 +107,8 @@ export interface AuthEnvVar {
 export function envVarsOf(method: AuthMethod): AuthEnvVar[] | undefined {
   const raw = method as unknown as Record<string, unknown>;
   if (raw.type !== "env_var") return undefined;
-  const entries: unknown[] = Array.isArray(raw.vars) ? raw.vars : [];
+  // A copy: the legacy `varName` is added to it, never to the method's own list.
+  const entries: unknown[] = Array.isArray(raw.vars) ? [...(raw.vars as unknown[])] : [];
   if (typeof raw.varName === "string") entries.push(raw.varName);
   const vars: AuthEnvVar[] = [];
   for (const entry of entries) {

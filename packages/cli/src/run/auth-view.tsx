@@ -8,7 +8,7 @@
 import { Box, Text } from "ink";
 import { useKeys } from "./keys.js";
 import { useState, type ReactNode } from "react";
-import type { AuthEnvVar, AuthMethod } from "acp-kit";
+import { envVarsOf, type AuthEnvVar, type AuthMethod } from "acp-kit";
 import { isTerminalAuth } from "../controller.js";
 import { useChoice } from "./choice.js";
 import { SecretInput } from "./secret-input.js";
@@ -16,12 +16,9 @@ import { SecretInput } from "./secret-input.js";
 /** What a method does when chosen, in a few words. */
 function methodNote(method: AuthMethod): string {
   if (isTerminalAuth(method)) return " (runs a login command here)";
-  const type = (method as { type?: unknown }).type;
-  if (type === "env_var") {
-    const vars = (method as { vars?: readonly ({ name?: unknown } | string)[] }).vars ?? [];
-    const names = vars
-      .map((v) => (typeof v === "string" ? v : v.name))
-      .filter((n): n is string => typeof n === "string");
+  const vars = envVarsOf(method);
+  if (vars !== undefined) {
+    const names = vars.map((v) => v.name);
     return names.length === 0 ? " (environment variables)" : ` (sets ${names.join(", ")})`;
   }
   return "";
