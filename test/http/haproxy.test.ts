@@ -27,10 +27,11 @@ const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
 const scriptedAgent = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
 const scenario = join(repoRoot, "examples", "scenarios", "conformant.json");
 const hasHaproxy = spawnSync("haproxy", ["-v"]).status === 0;
-const built = existsSync(cli) && existsSync(scriptedAgent);
+if (!existsSync(cli) || !existsSync(scriptedAgent)) {
+  throw new Error("Build first (npm run build): these tests run the built CLI and scripted agent");
+}
 if (!hasHaproxy)
   console.warn("haproxy.test.ts: skipped, haproxy is not installed (apt-get install -y haproxy)");
-if (!built) console.warn("haproxy.test.ts: skipped, build first (npm run build)");
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -90,7 +91,7 @@ function open(url: string, cookies: MemoryCookieStore): Remote {
   return { cookies, stream, connection: new ClientSideConnection(quietClient, stream) };
 }
 
-describe.skipIf(!hasHaproxy || !built)(
+describe.skipIf(!hasHaproxy)(
   "HAProxy with cookie stickiness in front of two serve instances",
   { timeout: 120_000 },
   () => {
