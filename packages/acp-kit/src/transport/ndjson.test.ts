@@ -110,6 +110,22 @@ describe("ndJsonStream framing", () => {
     expect(JSON.parse(lines[98]!)).toMatchObject({ method: "n", params: { i: 99 } });
   });
 
+  it("writes a large message in a buffer of its size, not one sized for the worst case", async () => {
+    const chunks: Uint8Array[] = [];
+    const output = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(chunk) });
+    const connection = new JsonRpcConnection(
+      ndJsonStream(output, new ReadableStream<Uint8Array>()),
+      echoRouter,
+    );
+    // ASCII: a byte per character, where the encoder must allow for three.
+    await connection.notify("n", { text: "x".repeat(100_000) });
+    await tick();
+    expect(chunks).toHaveLength(1);
+    const chunk = chunks[0]!;
+    expect(chunk.byteLength).toBeGreaterThan(100_000);
+    expect(chunk.buffer.byteLength).toBe(chunk.byteLength);
+  });
+
   it("pushes back on senders when the output does not drain", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

@@ -204,8 +204,8 @@ class NdJsonTransport implements Transport {
    * string first would cost a copy of the whole text). Small texts are encoded into views
    * of a shared slab, which is several times cheaper than a fresh buffer each; a slab is
    * never written twice, so a chunk stays intact however long the consumer keeps it.
-   * Texts up to {@link MAX_ONE_CHUNK_CHARS} get a buffer of their own. Undefined for a
-   * larger text (see {@link write}).
+   * Texts up to {@link MAX_ONE_CHUNK_CHARS} get a buffer of their own, of their size.
+   * Undefined for a larger text (see {@link write}).
    */
   private encodeLine(text: string): Uint8Array | undefined {
     const worst = text.length * 3 + 1;
@@ -214,7 +214,12 @@ class NdJsonTransport implements Transport {
       const bytes = new Uint8Array(worst);
       const { written } = this.encoder.encodeInto(text, bytes);
       bytes[written] = NEWLINE;
-      return bytes.subarray(0, written + 1);
+      // The buffer is sized for the worst case (3 bytes a character); mostly ASCII JSON
+      // fills a third of it. A view would keep all of it alive for as long as the
+      // consumer holds the chunk, and backpressure would count only the view: copied out.
+      return written + 1 <= worst / 2
+        ? bytes.slice(0, written + 1)
+        : bytes.subarray(0, written + 1);
     }
     if (this.slab.length - this.slabUsed < worst) {
       this.slab = new Uint8Array(SLAB_BYTES);
