@@ -226,6 +226,9 @@ describe("security", () => {
     expect((await init("null")).status).toBe(403);
     expect((await init("http://localhost:3000")).status).toBe(200);
     expect((await init("http://127.0.0.1:9")).status).toBe(200);
+    expect((await init("http://127.8.9.10:9")).status).toBe(200);
+    expect((await init("http://[::1]:8080")).status).toBe(200);
+    expect((await init("http://127.0.0.1.evil.example")).status).toBe(403);
     expect((await init()).status).toBe(200);
     const custom = await serve({ allowedOrigins: ["https://app.example"] });
     const ok = await fetch(custom.url, {

@@ -4,6 +4,7 @@
  * @module
  */
 import type { AcpPrincipal, AuthenticateResult } from "./options.js";
+import { isLoopbackHost } from "./loopback.js";
 
 /** Compares two strings in time independent of where they differ. */
 function sameSecret(a: string, b: string): boolean {
@@ -52,14 +53,12 @@ export function bearerTokenAuth(
   };
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
 /** Whether an `Origin` value is an http(s) origin on a loopback host (any port). */
 export function isLoopbackOrigin(origin: string): boolean {
   try {
     const url = new URL(origin);
     if (url.protocol !== "http:" && url.protocol !== "https:") return false;
-    return LOOPBACK_HOSTS.has(url.hostname) || url.hostname.endsWith(".localhost");
+    return isLoopbackHost(url.hostname) || url.hostname.endsWith(".localhost");
   } catch {
     return false;
   }
