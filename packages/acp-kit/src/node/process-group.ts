@@ -69,8 +69,7 @@ function procStat(pid: string): ProcStat | undefined {
 
 /** Whether `/proc/<pid>` is a running (not zombie) member of the group `pgid`. */
 function runningMember(pid: string, pgid: number): boolean {
-  const info = procStat(pid);
-  return info?.pgid === pgid && info.state !== "Z" && info.state !== "X";
+  return liveProc(pid)?.pgid === pgid;
 }
 
 /**
@@ -213,8 +212,7 @@ export function processAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
   if (process.platform !== "linux") return true;
-  const info = procStat(String(pid));
-  return info !== undefined && info.state !== "Z" && info.state !== "X";
+  return liveProc(String(pid)) !== undefined;
 }
 
 const liveGroups = new Set<number>();
