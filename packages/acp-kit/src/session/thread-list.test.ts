@@ -70,10 +70,19 @@ describe("the thread of a state", () => {
     let state = emptySessionState("s");
     for (let i = 0; i < 100; i++) state = reduceSession(state, call(`c${i}`, "in_progress"));
     state = reduceSession(state, call("c3", "completed"));
+    // What the thread holds, stated on its own (the array is built from the same list).
+    expect(state.thread.map((item) => (item as { toolCallId?: string }).toolCallId)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `c${i}`),
+    );
+    expect(state.thread[3]).toMatchObject({ toolCallId: "c3", status: "completed" });
+    expect(state.thread[4]).toMatchObject({ toolCallId: "c4", status: "in_progress" });
     expect(threadLength(state)).toBe(state.thread.length);
     expect(threadItem(state, 3)).toBe(state.thread[3]);
     expect(threadSlice(state, 40, 60)).toEqual(state.thread.slice(40, 60));
-    expect(JSON.parse(JSON.stringify(state))).toEqual({ ...state, thread: state.thread });
+    const json = JSON.parse(JSON.stringify(state)) as { thread: unknown[] };
+    expect(json.thread).toHaveLength(100);
+    expect(json.thread[3]).toMatchObject({ toolCallId: "c3", status: "completed" });
+    expect(json).toEqual({ ...state, thread: state.thread });
   });
 
   it("folds a state twice (branches) and a state rebuilt from JSON the same as the original", () => {
