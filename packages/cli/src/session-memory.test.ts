@@ -63,5 +63,6 @@ describe("age", () => {
     expect(age("2026-01-09T11:00:00Z", now)).toBe("1 day ago");
     expect(age("2026-01-01T12:00:00Z", now)).toBe("9 days ago");
     expect(age(undefined, now)).toBe("");
+    expect(age("not a date", now)).toBe("");
   });
 });

@@ -11,7 +11,7 @@ import { AuthView } from "./auth-view.js";
 import { InputLine } from "./input-line.js";
 import { allCommands } from "./slash.js";
 import { OptionPicker, windowStart, type PickerItem } from "./option-picker.js";
-import { age, choicePicker, completionValues, sessionsPicker } from "./pickers.js";
+import { choicePicker, completionValues, sessionsPicker } from "./pickers.js";
 import { SecretInput, secretStep } from "./secret-input.js";
 import {
   DOWN,
@@ -201,13 +201,10 @@ describe("what the pickers offer", () => {
       now,
     );
     expect(spec.items).toEqual([
-      { value: "s1", label: "Fix the build", detail: "s1 · 3h ago" },
+      { value: "s1", label: "Fix the build", detail: "s1 · 3 h ago" },
       { value: "s2", label: "s2", detail: "" },
     ]);
     expect(spec.current).toBe(1);
-    expect(age("2026-01-01T23:59:30Z", now)).toBe("30s ago");
-    expect(age("2025-12-30T00:00:00Z", now)).toBe("3d ago");
-    expect(age("not a date", now)).toBe("");
   });
 });
 

@@ -6,6 +6,7 @@
  */
 import type { SessionInfo, SessionState } from "acp-kit";
 import { sessionChoices } from "../session-options.js";
+import { age } from "../session-memory.js";
 import type { PickerSpec } from "./option-picker.js";
 
 /** The commands that open a picker when typed without an argument. */
@@ -40,18 +41,6 @@ export function choicePicker(
   };
 }
 
-/** How long ago `iso` was, in a few characters (`5m`, `3h`, `2d`); "" when unknown. */
-export function age(iso: string | null | undefined, now = Date.now()): string {
-  if (iso == null) return "";
-  const then = Date.parse(iso);
-  if (Number.isNaN(then)) return "";
-  const seconds = Math.max(0, Math.round((now - then) / 1000));
-  if (seconds < 60) return `${seconds}s ago`;
-  if (seconds < 3600) return `${Math.floor(seconds / 60)}m ago`;
-  if (seconds < 86_400) return `${Math.floor(seconds / 3600)}h ago`;
-  return `${Math.floor(seconds / 86_400)}d ago`;
-}
-
 /** The picker of the agent's sessions (title or id, age), the open one first highlighted. */
 export function sessionsPicker(
   sessions: readonly SessionInfo[],
@@ -62,7 +51,7 @@ export function sessionsPicker(
     title: "Sessions (Enter loads or resumes one)",
     items: sessions.map((s) => {
       const title = s.title == null || s.title === "" ? undefined : s.title;
-      const when = age(s.updatedAt, now);
+      const when = age(s.updatedAt ?? undefined, new Date(now));
       return {
         value: s.sessionId,
         label: title ?? s.sessionId,
