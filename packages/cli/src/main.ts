@@ -16,6 +16,7 @@ import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
 import type { SessionChoices } from "./session-options.js";
 import { resolveAgentTarget, UsageError, type AgentTarget } from "./target.js";
 import { remoteTarget, withRemoteOptions, type RemoteFlags } from "./remote-target.js";
+import { printable } from "./terminal-text.js";
 
 /**
  * Resolves the agent from a command's trailing words: a command, a name, or a registry id
@@ -94,11 +95,13 @@ function withPolicyOptions(command: Command): Command {
 }
 
 function fail(error: unknown): never {
+  // Messages quote registries, agents and servers: no escape sequence of theirs reaches the terminal.
   if (error instanceof UsageError || error instanceof AgentsConfigError) {
-    process.stderr.write(`acp-kit: ${error.message}\n`);
+    process.stderr.write(`acp-kit: ${printable(error.message, true)}\n`);
     process.exit(ExitCodes.USAGE);
   }
-  process.stderr.write(`acp-kit: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`acp-kit: ${printable(message, true)}\n`);
   process.exit(ExitCodes.FAILURE);
 }
 
@@ -513,7 +516,12 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
           // A named agent or registry id (`acp-kit serve codex-acp`), or a command after `--`;
           // each connection's agent inherits this process's environment.
           const target = await agentTarget(words);
-          Object.assign(process.env, target.env);
+          // The registry's variables add to this environment, never replace one of it, and
+          // never set the variable that holds the server's token.
+          for (const [name, value] of Object.entries(target.env ?? {})) {
+            if (name !== opts.tokenEnv && process.env[name] === undefined)
+              process.env[name] = value;
+          }
           const { runServe } = await import("./serve-command.js");
           process.exitCode = await runServe({
             command: target.command,
