@@ -23,6 +23,8 @@ export interface ServerContext {
   readonly keepAliveMs: number;
   readonly maxBufferedBytes: number;
   readonly maxOutputStallMs: number;
+  readonly maxInboundBytes: number;
+  readonly maxBodyBytes: number;
   openConnection(
     transport: "http" | "websocket",
     principal: AcpPrincipal | undefined,
@@ -32,6 +34,7 @@ export interface ServerContext {
   initialize(
     connection: ServedConnection,
     message: AnyMessage & { id: string | number },
+    size: number,
     signal?: AbortSignal,
   ): Promise<AnyMessage>;
   log(event: AcpServerEvent): void;
@@ -51,6 +54,13 @@ export interface AcpSocket {
   terminate?(): void;
   /** Bytes queued but not yet sent; optional (backpressure). */
   readonly bufferedAmount?: number;
+  /**
+   * Stops reading from the peer (TCP then pushes back on it); optional. Without it, a
+   * peer that sends more than the agent reads has its socket closed (1008) instead.
+   */
+  pause?(): void;
+  /** Reads from the peer again after {@link AcpSocket.pause}. */
+  resume?(): void;
 }
 
 /** Events the adapter feeds into the core for one accepted socket. */
@@ -82,6 +92,10 @@ export class WebSocketSession {
   private lease: StreamLease | undefined;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private missedPongs = 0;
+  /** Size of the frames received and not yet handled (waiting in `chain`). */
+  private held = 0;
+  /** Reading is paused: the agent has too much unread. */
+  private paused = false;
 
   constructor(
     private readonly socket: AcpSocket,
@@ -91,10 +105,17 @@ export class WebSocketSession {
   ) {
     this.events = {
       message: (text) => {
+        const size = text.length;
+        this.held += size;
+        this.flow();
         this.chain = this.chain
-          .then(() => this.onMessage(text))
+          .then(() => this.onMessage(text, size))
           .catch(() => {
             this.shutdown(1011, "Message handling failed");
+          })
+          .then(() => {
+            this.held -= size;
+            this.flow();
           });
       },
       binary: () => undefined,
@@ -106,6 +127,11 @@ export class WebSocketSession {
     context.log({ type: "websocket-open", transport: "websocket" });
     if (context.keepAliveMs > 0 && socket.ping !== undefined) {
       this.pingTimer = setInterval(() => {
+        // A paused socket's pongs are not read: silence then says nothing of the peer.
+        if (this.paused) {
+          this.missedPongs = 0;
+          return;
+        }
         if (this.missedPongs >= 2) {
           this.context.log({ type: "websocket-close", reason: "keep-alive timeout" });
           if (this.socket.terminate !== undefined) this.socket.terminate();
@@ -144,7 +170,50 @@ export class WebSocketSession {
     }
   }
 
-  private async onMessage(text: string): Promise<void> {
+  /**
+   * Reads the socket only while the agent keeps up: pauses it once the frames waiting here
+   * and the messages the agent left unread pass `maxInboundBytes`, resumes below. A socket
+   * that cannot pause is closed when that passes `maxInboundBytes + maxBodyBytes`.
+   */
+  private flow(): void {
+    if (this.ended) return;
+    const held = this.held + (this.connection?.unreadBytes ?? 0);
+    const limit = this.context.maxInboundBytes;
+    if (held > limit) {
+      if (this.paused) return;
+      if (this.socket.pause === undefined) {
+        if (held <= limit + this.context.maxBodyBytes) return;
+        this.context.log({ type: "websocket-close", reason: "agent not reading" });
+        this.connection?.close("limit");
+        this.shutdown(1008, "Agent is not reading");
+        return;
+      }
+      this.paused = true;
+      try {
+        this.socket.pause();
+      } catch {
+        // the close event follows
+      }
+    } else if (this.paused) {
+      this.paused = false;
+      try {
+        this.socket.resume?.();
+      } catch {
+        // the close event follows
+      }
+    }
+  }
+
+  /** This socket serves `connection` now (initialized or resumed). */
+  private bind(connection: ServedConnection): void {
+    this.connection = connection;
+    this.context.socketOwners.set(connection.id, this);
+    connection.onInboundRead(() => {
+      if (this.connection === connection) this.flow();
+    });
+  }
+
+  private async onMessage(text: string, size: number): Promise<void> {
     if (this.ended) return;
     let value: unknown;
     try {
@@ -171,7 +240,7 @@ export class WebSocketSession {
         this.resume(value);
         return;
       }
-      await this.initialize(value);
+      await this.initialize(value, size);
       return;
     }
     if (value.method === "initialize" && "id" in value) {
@@ -184,13 +253,13 @@ export class WebSocketSession {
     }
     if (value.method === RESUME_METHOD) return;
     try {
-      connection.deliver(value as unknown as AnyMessage);
+      connection.deliver(value as unknown as AnyMessage, size);
     } catch {
       this.shutdown(1000, "Connection closed");
     }
   }
 
-  private async initialize(message: Record<string, unknown>): Promise<void> {
+  private async initialize(message: Record<string, unknown>, size: number): Promise<void> {
     const id = message.id;
     if (message.method !== "initialize" || (typeof id !== "string" && typeof id !== "number")) {
       this.shutdown(1002, "First message must be initialize");
@@ -201,12 +270,12 @@ export class WebSocketSession {
       this.shutdown(1008, "Too many connections");
       return;
     }
-    this.connection = connection;
-    this.context.socketOwners.set(connection.id, this);
+    this.bind(connection);
     try {
       await this.context.initialize(
         connection,
         message as unknown as AnyMessage & { id: string | number },
+        size,
       );
     } catch (error) {
       const failure = initializeFailure(error);
@@ -257,9 +326,9 @@ export class WebSocketSession {
       return;
     }
     const previous = this.context.socketOwners.get(connection.id);
-    this.connection = connection;
-    this.context.socketOwners.set(connection.id, this);
+    this.bind(connection);
     if (previous !== undefined && previous !== this) previous.detachReplaced();
+    this.flow();
     this.send({
       jsonrpc: "2.0",
       method: RESUMED_METHOD,

@@ -1,0 +1,223 @@
+/**
+ * Hostile clients against the server's memory (issue 16, item 10): client messages the
+ * agent does not read are held up to `maxInboundBytesPerConnection`, then a POST gets 503
+ * with Retry-After and a WebSocket is no longer read. Before, every message was queued
+ * (150 POSTs of 1 MiB grew the server by 150 MiB of heap, see
+ * test/load/server-inbound-flood.test.ts), frames sent while `initialize` was pending too.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createAcpHttpHandler,
+  createAcpNodeServer,
+  type AcpAgentFactory,
+  type AcpHttpHandlerOptions,
+  type AcpNodeServer,
+  type AcpServerEvent,
+  type AcpSocket,
+  type AcpSocketEvents,
+  type ConnectionCloseInfo,
+} from "../../packages/acp-kit/src/http/server/index.js";
+import { RawClient } from "./server-support.js";
+import { until } from "../support/interop-wire.js";
+
+type Msg = Record<string, unknown> & { id?: string | number; method?: string };
+
+/**
+ * An agent that answers `initialize` when `answerInitialize()` is called (at once with
+ * `initialized: true`), and reads nothing more until `startReading()`.
+ */
+function stalledAgent(initialized: boolean): {
+  factory: AcpAgentFactory;
+  received: Msg[];
+  answerInitialize(): void;
+  startReading(): void;
+} {
+  let answer!: () => void;
+  const initGate = new Promise<void>((resolve) => (answer = resolve));
+  if (initialized) answer();
+  let read!: () => void;
+  const readGate = new Promise<void>((resolve) => (read = resolve));
+  const received: Msg[] = [];
+  const factory: AcpAgentFactory = (stream) => {
+    const reader = stream.readable.getReader();
+    const writer = stream.writable.getWriter();
+    void (async () => {
+      const first = await reader.read();
+      if (first.done) return;
+      const init = first.value as unknown as Msg;
+      await initGate;
+      await writer.write({ jsonrpc: "2.0", id: init.id, result: { protocolVersion: 1 } } as never);
+      await readGate;
+      for (;;) {
+        const next = await reader.read().catch(() => ({ done: true, value: undefined }));
+        if (next.done) return;
+        received.push(next.value as unknown as Msg);
+      }
+    })();
+  };
+  return { factory, received, answerInitialize: answer, startReading: read };
+}
+
+const BUDGET = 64 * 1024;
+const PAD = "x".repeat(16 * 1024);
+/** A notification of about 16 KiB: four of them pass the 64 KiB budget. */
+const padded = (i: number): Msg => ({
+  jsonrpc: "2.0",
+  method: "_test/pad",
+  params: { i, pad: PAD },
+});
+const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });
+
+const servers: AcpNodeServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(options: AcpHttpHandlerOptions): Promise<string> {
+  const server = createAcpNodeServer(options);
+  servers.push(server);
+  const { port } = await server.listen(0);
+  return `http://127.0.0.1:${port}/acp`;
+}
+
+/** A socket for the Fetch core that records what the core does with it. */
+class FakeSocket implements AcpSocket {
+  sent: string[] = [];
+  closed: { code: number | undefined; reason: string | undefined } | undefined;
+  paused = false;
+  pauses = 0;
+  resumes = 0;
+  send(text: string): void {
+    this.sent.push(text);
+  }
+  close(code?: number, reason?: string): void {
+    this.closed ??= { code, reason };
+  }
+}
+
+class PausableSocket extends FakeSocket {
+  pause(): void {
+    this.paused = true;
+    this.pauses++;
+  }
+  resume(): void {
+    this.paused = false;
+    this.resumes++;
+  }
+}
+
+async function acceptFake(
+  handler: ReturnType<typeof createAcpHttpHandler>,
+  socket: AcpSocket,
+): Promise<AcpSocketEvents> {
+  const upgrade = await handler.prepareWebSocket(new Request("http://acp.test/acp"));
+  if (!upgrade.ok) throw new Error(`upgrade refused: ${upgrade.response.status}`);
+  return upgrade.accept(socket);
+}
+
+describe("client messages the agent does not read", () => {
+  it("POSTs past maxInboundBytesPerConnection get 503 with Retry-After; what was taken reaches the agent, in order", async () => {
+    const agent = stalledAgent(true);
+    const events: AcpServerEvent[] = [];
+    const url = await serve({
+      agent: agent.factory,
+      maxInboundBytesPerConnection: BUDGET,
+      logger: (e) => events.push(e),
+    });
+    const client = new RawClient(url);
+    await client.initialize();
+    const answers: [number, string | null][] = [];
+    for (let i = 0; i < 10; i++) {
+      const response = await client.post(padded(i));
+      answers.push([response.status, response.headers.get("Retry-After")]);
+      await response.text();
+    }
+    // 3 × 16 KiB wait for the agent; the fourth would pass 64 KiB.
+    expect(answers).toEqual([
+      ...Array.from({ length: 3 }, () => [202, null]),
+      ...Array.from({ length: 7 }, () => [503, "1"]),
+    ]);
+    expect(events.filter((e) => e.status === 503)).toHaveLength(7);
+    expect(events.find((e) => e.status === 503)).toMatchObject({ reason: "Agent is not reading" });
+
+    agent.startReading();
+    expect(await until(() => agent.received.length === 3)).toBe(true);
+    expect(agent.received.map((m) => (m.params as { i: number }).i)).toEqual([0, 1, 2]);
+    // Read: the connection takes messages again (a refused one sent again, and more).
+    for (const i of [3, 4, 5, 6, 7]) expect((await client.post(padded(i))).status).toBe(202);
+    expect(await until(() => agent.received.length === 8)).toBe(true);
+    expect(agent.received.map((m) => (m.params as { i: number }).i)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7,
+    ]);
+  });
+
+  it("one message larger than the budget is taken when nothing waits", async () => {
+    const agent = stalledAgent(true);
+    const url = await serve({ agent: agent.factory, maxInboundBytesPerConnection: 1024 });
+    const client = new RawClient(url);
+    await client.initialize();
+    expect((await client.post(padded(0))).status).toBe(202);
+    expect((await client.post(padded(1))).status).toBe(503);
+    agent.startReading();
+    expect(await until(() => agent.received.length === 1)).toBe(true);
+    expect((await client.post(padded(1))).status).toBe(202);
+  });
+
+  it("a WebSocket is paused while frames (sent before initialize is answered) and unread messages pass the budget, resumed once read", async () => {
+    const agent = stalledAgent(false);
+    const handler = createAcpHttpHandler({
+      agent: agent.factory,
+      maxInboundBytesPerConnection: BUDGET,
+      keepAliveMs: 0,
+    });
+    const socket = new PausableSocket();
+    const events = await acceptFake(handler, socket);
+    events.message(INITIALIZE);
+    let pausedAt = -1;
+    for (let i = 0; i < 10; i++) {
+      events.message(JSON.stringify(padded(i)));
+      if (socket.paused && pausedAt < 0) pausedAt = i;
+    }
+    // initialize + 4 × 16 KiB pass 64 KiB: the socket is paused at the fourth frame.
+    expect(pausedAt).toBe(3);
+    expect(socket.pauses).toBe(1);
+    agent.answerInitialize();
+    expect(await until(() => socket.sent.length === 1)).toBe(true);
+    expect(JSON.parse(socket.sent[0]!)).toMatchObject({ id: 0, result: { protocolVersion: 1 } });
+    expect(socket.resumes).toBe(0);
+    agent.startReading();
+    expect(await until(() => agent.received.length === 10)).toBe(true);
+    expect(agent.received.map((m) => (m.params as { i: number }).i)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
+    expect(socket.paused).toBe(false);
+    expect(socket.resumes).toBe(1);
+    expect(socket.closed).toBeUndefined();
+    await handler.close();
+  });
+
+  it("a WebSocket that cannot pause is closed (1008, reason limit) past budget + maxBodyBytes", async () => {
+    const agent = stalledAgent(true);
+    const closed: ConnectionCloseInfo[] = [];
+    const handler = createAcpHttpHandler({
+      agent: agent.factory,
+      maxInboundBytesPerConnection: BUDGET,
+      maxBodyBytes: 32 * 1024,
+      keepAliveMs: 0,
+      onConnectionClose: (info) => closed.push(info),
+    });
+    const socket = new FakeSocket();
+    const events = await acceptFake(handler, socket);
+    events.message(INITIALIZE);
+    expect(await until(() => socket.sent.length === 1)).toBe(true);
+    let closedAt = -1;
+    for (let i = 0; i < 10 && closedAt < 0; i++) {
+      events.message(JSON.stringify(padded(i)));
+      if (socket.closed !== undefined) closedAt = i;
+    }
+    // 6 × 16 KiB pass 64 + 32 KiB.
+    expect(closedAt).toBe(5);
+    expect(socket.closed).toEqual({ code: 1008, reason: "Agent is not reading" });
+    expect(closed).toMatchObject([{ reason: "limit", transport: "websocket" }]);
+  });
+});
