@@ -1,11 +1,15 @@
 /**
  * Hostile clients against the server's memory (issue 16, item 10): client messages the
  * agent does not read are held up to `maxInboundBytesPerConnection`, then a POST gets 503
- * with Retry-After and a WebSocket is no longer read. Before, every message was queued
- * (150 POSTs of 1 MiB grew the server by 150 MiB of heap, see
- * test/load/server-inbound-flood.test.ts), frames sent while `initialize` was pending too.
+ * with Retry-After and a WebSocket is no longer read; a WebSocket that never sends
+ * `initialize` is closed after `firstMessageTimeoutMs` and counts against
+ * `maxConnectionsPerPrincipal` while open. Before, every message was queued (150 POSTs of
+ * 1 MiB grew the server by 150 MiB of heap, see test/load/server-inbound-flood.test.ts),
+ * frames sent while `initialize` was pending too, and an idle socket stayed forever outside
+ * the limit.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
 import {
   createAcpHttpHandler,
   createAcpNodeServer,
@@ -219,5 +223,70 @@ describe("client messages the agent does not read", () => {
     expect(closedAt).toBe(5);
     expect(socket.closed).toEqual({ code: 1008, reason: "Agent is not reading" });
     expect(closed).toMatchObject([{ reason: "limit", transport: "websocket" }]);
+  });
+});
+
+describe("WebSockets that never initialize", () => {
+  it("count against maxConnectionsPerPrincipal while open and are closed after firstMessageTimeoutMs", async () => {
+    const closed: ConnectionCloseInfo[] = [];
+    const url = await serve({
+      agent: stalledAgent(true).factory,
+      maxConnectionsPerPrincipal: 1,
+      firstMessageTimeoutMs: 300,
+      keepAliveMs: 0,
+      onConnectionClose: (info) => closed.push(info),
+    });
+    const wsUrl = url.replace(/^http/, "ws");
+    const idle = new WebSocket(wsUrl);
+    const idleClosed = new Promise<[number, string]>((resolve) =>
+      idle.once("close", (code, reason) => resolve([code, reason.toString()])),
+    );
+    await new Promise((resolve) => idle.once("open", resolve));
+    // The server accepted the socket before the client saw it open: its slot is taken.
+    await expect(new RawClient(url).initialize()).rejects.toThrow("429");
+    const second = new WebSocket(wsUrl);
+    const refused = new Promise<number>((resolve) =>
+      second.once("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0)),
+    );
+    second.on("error", () => undefined);
+    expect(await refused).toBe(429);
+    expect(await idleClosed).toEqual([1008, "No initialize in time"]);
+    // No connection was opened, and the slot is free again.
+    expect(closed).toEqual([]);
+    const client = new RawClient(url);
+    await client.initialize();
+  });
+
+  it("a socket that initialized stays open past the timeout", async () => {
+    const handler = createAcpHttpHandler({
+      agent: stalledAgent(true).factory,
+      firstMessageTimeoutMs: 100,
+      keepAliveMs: 0,
+    });
+    const initialized = new PausableSocket();
+    (await acceptFake(handler, initialized)).message(INITIALIZE);
+    const idle = new FakeSocket();
+    await acceptFake(handler, idle);
+    // Both timers ran (the idle one was set last); only the idle socket is closed.
+    expect(await until(() => idle.closed !== undefined)).toBe(true);
+    expect(idle.closed).toEqual({ code: 1008, reason: "No initialize in time" });
+    expect(initialized.closed).toBeUndefined();
+    expect(handler.connectionCount).toBe(1);
+    await handler.close();
+    expect(initialized.closed).toEqual({ code: 1001, reason: "Server shutting down" });
+  });
+
+  it("the Fetch core's close() closes them too (and frees their slots)", async () => {
+    const handler = createAcpHttpHandler({
+      agent: stalledAgent(true).factory,
+      maxConnectionsPerPrincipal: 1,
+      keepAliveMs: 0,
+    });
+    const unbound = new FakeSocket();
+    await acceptFake(handler, unbound);
+    expect((await handler.prepareWebSocket(new Request("http://acp.test/acp"))).ok).toBe(false);
+    await handler.close();
+    expect(unbound.closed).toEqual({ code: 1001, reason: "Server shutting down" });
+    expect((await handler.prepareWebSocket(new Request("http://acp.test/acp"))).ok).toBe(true);
   });
 });

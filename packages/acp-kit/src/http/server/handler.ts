@@ -265,6 +265,11 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
     "maxConnectionsPerPrincipal",
   );
   const initializeTimeoutMs = positive(options.initializeTimeoutMs, 30_000, "initializeTimeoutMs");
+  const firstMessageTimeoutMs = positive(
+    options.firstMessageTimeoutMs,
+    10_000,
+    "firstMessageTimeoutMs",
+  );
   const advertisement: TransportAdvertisement = {
     keepAliveMs,
     ...(retention === undefined
@@ -281,6 +286,8 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
   const connections = new Map<string, ServedConnection>();
   const perPrincipal = new Map<string, number>();
   const socketOwners = new Map<string, WebSocketSession>();
+  /** Accepted sockets that have not sent `initialize` or `stream/resume` yet. */
+  const unboundSockets = new Set<WebSocketSession>();
 
   const log = (event: AcpServerEvent): void => {
     if (options.logger === undefined) return;
@@ -295,10 +302,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
 
   const onClose = (connection: ServedConnection, reason: ConnectionCloseReason): void => {
     if (connections.get(connection.id) === connection) connections.delete(connection.id);
-    const key = principalKey(connection.principal);
-    const count = (perPrincipal.get(key) ?? 1) - 1;
-    if (count <= 0) perPrincipal.delete(key);
-    else perPrincipal.set(key, count);
+    context.releaseSlot(connection.principal);
     log({
       type: "connection-close",
       connectionId: connection.id,
@@ -327,13 +331,25 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
     maxOutputStallMs: limits.maxOutputStallMs,
     maxInboundBytes: limits.maxInboundBytesPerConnection,
     maxBodyBytes,
+    firstMessageTimeoutMs,
     socketOwners,
+    unboundSockets,
     log,
-    openConnection(transport, principal, id) {
+    reserveSlot(principal) {
       const key = principalKey(principal);
       const count = perPrincipal.get(key) ?? 0;
-      if (count >= maxPerPrincipal) return "limit";
+      if (count >= maxPerPrincipal) return false;
       perPrincipal.set(key, count + 1);
+      return true;
+    },
+    releaseSlot(principal) {
+      const key = principalKey(principal);
+      const count = (perPrincipal.get(key) ?? 1) - 1;
+      if (count <= 0) perPrincipal.delete(key);
+      else perPrincipal.set(key, count);
+    },
+    openConnection(transport, principal, id, reserved = false) {
+      if (!reserved && !context.reserveSlot(principal)) return "limit";
       const connection = new ServedConnection({
         id: id ?? globalThis.crypto.randomUUID(),
         transport,
@@ -677,7 +693,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       };
     },
     async close() {
-      for (const session of [...socketOwners.values()])
+      for (const session of [...socketOwners.values(), ...unboundSockets])
         session.shutdown(1001, "Server shutting down");
       for (const connection of [...connections.values()]) connection.close("server-close");
       await Promise.resolve();

@@ -132,6 +132,12 @@ export interface AcpHttpHandlerOptions {
   idleTimeoutMs?: number;
   /** How long `initialize` may take before the connection is dropped (500). Default 30000. */
   initializeTimeoutMs?: number;
+  /**
+   * How long an accepted WebSocket may go without sending `initialize` (or
+   * `stream/resume`) before it is closed with 1008. Such a socket counts against
+   * `maxConnectionsPerPrincipal` while it is open. Default 10000; 0 turns it off.
+   */
+  firstMessageTimeoutMs?: number;
   /** Called once per connection when it ends (e.g. to kill an agent process group). */
   onConnectionClose?: (info: ConnectionCloseInfo) => void;
   /** Diagnostics; see {@link AcpServerEvent}. */

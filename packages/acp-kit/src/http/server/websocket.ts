@@ -25,10 +25,17 @@ export interface ServerContext {
   readonly maxOutputStallMs: number;
   readonly maxInboundBytes: number;
   readonly maxBodyBytes: number;
+  readonly firstMessageTimeoutMs: number;
+  /** Takes one of the principal's connection slots; `false` when none is left. */
+  reserveSlot(principal: AcpPrincipal | undefined): boolean;
+  /** Gives back a slot taken by `reserveSlot`. */
+  releaseSlot(principal: AcpPrincipal | undefined): void;
+  /** Opens a connection; `reserved`: on a slot the caller already took. */
   openConnection(
     transport: "http" | "websocket",
     principal: AcpPrincipal | undefined,
     id?: string,
+    reserved?: boolean,
   ): ServedConnection | "limit";
   lookup(id: string, principal: AcpPrincipal | undefined): ServedConnection | undefined;
   initialize(
@@ -40,6 +47,8 @@ export interface ServerContext {
   log(event: AcpServerEvent): void;
   /** The socket session currently serving a WebSocket connection. */
   readonly socketOwners: Map<string, WebSocketSession>;
+  /** Sockets that have sent neither `initialize` nor `stream/resume` yet. */
+  readonly unboundSockets: Set<WebSocketSession>;
 }
 
 /** The little a WebSocket must offer the server core (the `ws` package's `WebSocket` fits). */
@@ -96,6 +105,11 @@ export class WebSocketSession {
   private held = 0;
   /** Reading is paused: the agent has too much unread. */
   private paused = false;
+  /** The socket holds a connection slot of its principal not yet passed to a connection. */
+  private holdsSlot = false;
+  /** `initialize` or `stream/resume` has arrived. */
+  private bound = false;
+  private firstMessageTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly socket: AcpSocket,
@@ -125,6 +139,20 @@ export class WebSocketSession {
       closed: (code) => this.onClosed(code === 1000 || code === 1005),
     };
     context.log({ type: "websocket-open", transport: "websocket" });
+    // The socket counts against the principal's connections from now on (a socket that
+    // never initializes must not escape the limit), and has a while to say what it is.
+    if (!context.reserveSlot(principal)) {
+      this.shutdown(1008, "Too many connections");
+      return;
+    }
+    this.holdsSlot = true;
+    context.unboundSockets.add(this);
+    if (context.firstMessageTimeoutMs > 0) {
+      this.firstMessageTimer = setTimeout(() => {
+        this.context.log({ type: "websocket-close", reason: "no initialize in time" });
+        this.shutdown(1008, "No initialize in time");
+      }, context.firstMessageTimeoutMs);
+    }
     if (context.keepAliveMs > 0 && socket.ping !== undefined) {
       this.pingTimer = setInterval(() => {
         // A paused socket's pongs are not read: silence then says nothing of the peer.
@@ -213,6 +241,14 @@ export class WebSocketSession {
     });
   }
 
+  /** `initialize` or `stream/resume` arrived: the first-message timer stops. */
+  private markBound(): void {
+    this.bound = true;
+    this.context.unboundSockets.delete(this);
+    if (this.firstMessageTimer !== undefined) clearTimeout(this.firstMessageTimer);
+    this.firstMessageTimer = undefined;
+  }
+
   private async onMessage(text: string, size: number): Promise<void> {
     if (this.ended) return;
     let value: unknown;
@@ -265,7 +301,16 @@ export class WebSocketSession {
       this.shutdown(1002, "First message must be initialize");
       return;
     }
-    const connection = this.context.openConnection("websocket", this.principal, this.upgradeId);
+    if (this.bound) return;
+    this.markBound();
+    // The socket's slot becomes the connection's.
+    const connection = this.context.openConnection(
+      "websocket",
+      this.principal,
+      this.upgradeId,
+      this.holdsSlot,
+    );
+    this.holdsSlot = false;
     if (connection === "limit") {
       this.shutdown(1008, "Too many connections");
       return;
@@ -326,6 +371,9 @@ export class WebSocketSession {
       return;
     }
     const previous = this.context.socketOwners.get(connection.id);
+    this.markBound();
+    // The connection already counts against the principal: the socket's own slot goes.
+    this.releaseSlot();
     this.bind(connection);
     if (previous !== undefined && previous !== this) previous.detachReplaced();
     this.flow();
@@ -390,10 +438,19 @@ export class WebSocketSession {
     }
   }
 
+  private releaseSlot(): void {
+    if (!this.holdsSlot) return;
+    this.holdsSlot = false;
+    this.context.releaseSlot(this.principal);
+  }
+
   private onClosed(deliberate = false): void {
     if (this.ended) return;
     this.ended = true;
     if (this.pingTimer !== undefined) clearInterval(this.pingTimer);
+    if (this.firstMessageTimer !== undefined) clearTimeout(this.firstMessageTimer);
+    this.context.unboundSockets.delete(this);
+    this.releaseSlot();
     this.lease?.release();
     this.lease = undefined;
     const connection = this.connection;
