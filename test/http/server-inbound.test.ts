@@ -200,6 +200,39 @@ describe("client messages the agent does not read", () => {
     await handler.close();
   });
 
+  it("a paused WebSocket is not taken for dead for the pongs it cannot read", async () => {
+    const agent = stalledAgent(true);
+    const handler = createAcpHttpHandler({
+      agent: agent.factory,
+      maxInboundBytesPerConnection: BUDGET,
+      keepAliveMs: 10,
+    });
+    // Neither socket answers pings; only the one paused for the agent may stay.
+    class PingedSocket extends PausableSocket {
+      pings = 0;
+      terminated = false;
+      ping(): void {
+        this.pings++;
+      }
+      terminate(): void {
+        this.terminated = true;
+      }
+    }
+    const paused = new PingedSocket();
+    const events = await acceptFake(handler, paused);
+    events.message(INITIALIZE);
+    for (let i = 0; i < 5; i++) events.message(JSON.stringify(padded(i)));
+    expect(paused.paused).toBe(true);
+    const silent = new PingedSocket();
+    (await acceptFake(handler, silent)).message(INITIALIZE);
+    expect(await until(() => silent.terminated)).toBe(true);
+    expect(await until(() => paused.pings >= 6)).toBe(true);
+    expect(paused.terminated).toBe(false);
+    agent.startReading();
+    expect(await until(() => agent.received.length === 5)).toBe(true);
+    await handler.close();
+  });
+
   it("a WebSocket that cannot pause is closed (1008, reason limit) past budget + maxBodyBytes", async () => {
     const agent = stalledAgent(true);
     const closed: ConnectionCloseInfo[] = [];

@@ -155,19 +155,19 @@ export class WebSocketSession {
     }
     if (context.keepAliveMs > 0 && socket.ping !== undefined) {
       this.pingTimer = setInterval(() => {
-        // A paused socket's pongs are not read: silence then says nothing of the peer.
+        // A paused socket's pongs are not read: silence then says nothing of the peer (the
+        // pings still go out, so a vanished peer still fails the writes).
         if (this.paused) {
           this.missedPongs = 0;
-          return;
-        }
-        if (this.missedPongs >= 2) {
+        } else if (this.missedPongs >= 2) {
           this.context.log({ type: "websocket-close", reason: "keep-alive timeout" });
           if (this.socket.terminate !== undefined) this.socket.terminate();
           else this.socket.close(1001, "Keep-alive timeout");
           this.onClosed();
           return;
+        } else {
+          this.missedPongs++;
         }
-        this.missedPongs++;
         try {
           this.socket.ping?.();
         } catch {
