@@ -21,6 +21,8 @@ import {
   type AcpSocketEvents,
   type ConnectionCloseInfo,
 } from "../../packages/acp-kit/src/http/server/index.js";
+import type { AnyMessage } from "../../packages/acp-kit/src/index.js";
+import { connectHttp } from "../../packages/acp-kit/src/http/client/index.js";
 import { RawClient } from "./server-support.js";
 import { until } from "../support/interop-wire.js";
 
@@ -321,5 +323,37 @@ describe("WebSockets that never initialize", () => {
     await handler.close();
     expect(unbound.closed).toEqual({ code: 1001, reason: "Server shutting down" });
     expect((await handler.prepareWebSocket(new Request("http://acp.test/acp"))).ok).toBe(true);
+  });
+});
+
+describe("acp-kit's client against a server whose agent falls behind", () => {
+  it("a message refused with 503 is sent again and arrives, in order; nothing is lost", async () => {
+    const agent = stalledAgent(true);
+    const url = await serve({ agent: agent.factory, maxInboundBytesPerConnection: BUDGET });
+    const refusals: string[] = [];
+    const stream = connectHttp(url, {
+      reconnect: { initialDelayMs: 20, maxDelayMs: 100, maxAttempts: 100 },
+      onEvent: (event) => {
+        if (event.type === "reconnecting") refusals.push(event.reason);
+      },
+    });
+    const writer = stream.writable.getWriter();
+    const reader = stream.readable.getReader();
+    await writer.write(JSON.parse(INITIALIZE) as AnyMessage);
+    expect((await reader.read()).value).toMatchObject({ id: 0, result: { protocolVersion: 1 } });
+    const sent = Promise.all(
+      Array.from({ length: 8 }, (_, i) => writer.write(padded(i) as unknown as AnyMessage)),
+    );
+    // The agent reads only once the server has refused a message.
+    expect(await until(() => refusals.length > 0)).toBe(true);
+    expect(refusals[0]).toContain("503");
+    agent.startReading();
+    await sent;
+    expect(await until(() => agent.received.length === 8)).toBe(true);
+    // The client sends one message at a time, so a refused one is not overtaken.
+    expect(agent.received.map((m) => (m.params as { i: number }).i)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7,
+    ]);
+    await writer.close();
   });
 });
