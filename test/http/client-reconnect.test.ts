@@ -1,0 +1,135 @@
+/**
+ * Reconnecting through an outage: a TCP proxy between client and server resets every new
+ * connection for a while (`refuse(n)`), and the tests count the tries it saw. One drop is
+ * one reconnect loop: its tries are numbered 1, 2, 3, ... and stop at `maxAttempts`; an
+ * upgrade the server refuses says its HTTP status, and a refusal that trying again cannot
+ * change (401) ends the connection at once.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  ClientSideConnection,
+  PROTOCOL_VERSION,
+  RequestError,
+  type Client,
+  type SessionNotification,
+} from "../../packages/acp-kit/src/index.js";
+import {
+  connectHttp,
+  type RemoteClientOptions,
+  type RemoteEvent,
+  type RemoteStream,
+} from "../../packages/acp-kit/src/http/client/index.js";
+import {
+  createAcpNodeServer,
+  type AcpHttpHandlerOptions,
+  type AcpNodeServer,
+} from "../../packages/acp-kit/src/http/server/index.js";
+import { startTcpProxy, type TcpProxy } from "./client-proxy.js";
+import { startAgent } from "./client-resumable-server.js";
+
+let server: AcpNodeServer | undefined;
+let proxy: TcpProxy | undefined;
+let stream: RemoteStream | undefined;
+
+afterEach(async () => {
+  await stream?.close();
+  await proxy?.close();
+  await server?.close();
+  stream = undefined;
+  proxy = undefined;
+  server = undefined;
+});
+
+/** acp-kit's server, resumable, behind a proxy; returns the proxy's URL. */
+async function serve(options: Partial<AcpHttpHandlerOptions> = {}): Promise<string> {
+  server = createAcpNodeServer({ agent: (s) => startAgent(s), resumable: true, ...options });
+  const { port } = await server.listen(0, "127.0.0.1");
+  proxy = await startTcpProxy(port);
+  return `http://127.0.0.1:${proxy.port}/acp`;
+}
+
+/** Short delays: the counts, not the times, are what the tests look at. */
+const RECONNECT = { initialDelayMs: 5, maxDelayMs: 40, maxAttempts: 5 };
+
+function client(updates: string[]): Client {
+  return {
+    sessionUpdate: (n: SessionNotification) => {
+      const u = n.update;
+      if (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text")
+        updates.push(u.content.text);
+    },
+    requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+  };
+}
+
+async function open(
+  connect: (url: string, options: RemoteClientOptions) => RemoteStream,
+  url: string,
+  options: RemoteClientOptions = {},
+): Promise<{
+  connection: ClientSideConnection;
+  events: RemoteEvent[];
+  updates: string[];
+  sessionId: string;
+}> {
+  const events: RemoteEvent[] = [];
+  const updates: string[] = [];
+  stream = connect(url, { reconnect: RECONNECT, onEvent: (e) => events.push(e), ...options });
+  const connection = new ClientSideConnection(() => client(updates), stream);
+  await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+  const { sessionId } = await connection.newSession({ cwd: "/", mcpServers: [] });
+  return { connection, events, updates, sessionId };
+}
+
+const attempts = (events: RemoteEvent[], stream = "connection"): number[] =>
+  events.flatMap((e) => (e.type === "reconnecting" && e.stream === stream ? [e.attempt] : []));
+
+describe("HTTP client through an outage", () => {
+  it("an outage that does not end: each stream tries maxAttempts times, then the transport ends", async () => {
+    const url = await serve();
+    const { events, sessionId } = await open(connectHttp, url);
+    const p = proxy!;
+    p.refuse(Infinity);
+    p.cut();
+    await stream!.closed;
+    expect(attempts(events)).toEqual([1, 2, 3, 4, 5]);
+    expect(attempts(events, sessionId).length).toBeLessThanOrEqual(5);
+    // The connection stream's tries, and at most as many of the session's.
+    expect(p.refused).toBeGreaterThanOrEqual(5);
+    expect(p.refused).toBeLessThanOrEqual(10);
+  });
+
+  it("a request whose POST is lost to the network fails alone; the connection goes on", async () => {
+    const url = await serve();
+    let cutOnce = true;
+    const flaky: typeof fetch = async (input, init) => {
+      if (cutOnce && typeof init?.body === "string" && init.body.includes('"session/new"')) {
+        cutOnce = false;
+        // As undici reports a socket closed under a request (not refused: it may have run).
+        throw new TypeError("fetch failed", {
+          cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+        });
+      }
+      return fetch(input, init);
+    };
+    const events: RemoteEvent[] = [];
+    stream = connectHttp(url, {
+      reconnect: RECONNECT,
+      fetch: flaky,
+      onEvent: (e) => events.push(e),
+    });
+    const connection = new ClientSideConnection(() => client([]), stream);
+    await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const lost = await connection
+      .newSession({ cwd: "/", mcpServers: [] })
+      .catch((error: unknown) => error);
+    expect(lost).toBeInstanceOf(RequestError);
+    expect((lost as RequestError).code).toBe(-32603);
+    expect((lost as RequestError).message).toMatch(/fetch failed/);
+    const { sessionId } = await connection.newSession({ cwd: "/", mcpServers: [] });
+    await expect(
+      connection.prompt({ sessionId, prompt: [{ type: "text", text: "3" }] }),
+    ).resolves.toEqual({ stopReason: "end_turn" });
+    expect(events.some((e) => e.type === "closed")).toBe(false);
+  });
+});
