@@ -15,6 +15,8 @@ import {
 } from "../../packages/acp-kit/src/index.js";
 import {
   connectHttp,
+  connectWebSocket,
+  HttpStatusError,
   type RemoteClientOptions,
   type RemoteEvent,
   type RemoteStream,
@@ -83,6 +85,108 @@ async function open(
 
 const attempts = (events: RemoteEvent[], stream = "connection"): number[] =>
   events.flatMap((e) => (e.type === "reconnecting" && e.stream === stream ? [e.attempt] : []));
+
+describe("WebSocket client: one reconnect loop per drop", () => {
+  it("an outage that does not end: maxAttempts tries, numbered once each, then a clear end", async () => {
+    const url = await serve();
+    const { events } = await open(connectWebSocket, url);
+    const p = proxy!;
+    p.refuse(Infinity);
+    expect(p.cut()).toBeGreaterThan(0);
+    await stream!.closed;
+    // Before the fix every failed try started a loop of its own: thousands of tries.
+    expect(p.refused).toBe(RECONNECT.maxAttempts);
+    expect(attempts(events)).toEqual([1, 2, 3, 4, 5]);
+    const closed = events.at(-1);
+    expect(closed?.type).toBe("closed");
+    expect((closed as { error?: Error }).error?.message).toMatch(
+      /no reconnect after 5 tries \(last: The WebSocket closed \(code 1006: .+\)\)/,
+    );
+  });
+
+  it("an outage that ends after 3 tries: the 4th resumes, no other socket is opened, the turn arrives whole", async () => {
+    const url = await serve();
+    const { connection, events, updates, sessionId } = await open(connectWebSocket, url);
+    const p = proxy!;
+    const before = p.accepted;
+    p.refuse(3);
+    expect(p.cut()).toBeGreaterThan(0);
+    const turn = connection.prompt({ sessionId, prompt: [{ type: "text", text: "500" }] });
+    await expect(turn).resolves.toEqual({ stopReason: "end_turn" });
+    expect(updates).toEqual(Array.from({ length: 500 }, (_, i) => String(i)));
+    expect(p.refused).toBe(3);
+    expect(p.accepted - before).toBe(1);
+    expect(attempts(events)).toEqual([1, 2, 3, 4]);
+    expect(events.filter((e) => e.type === "reconnected")).toEqual([
+      { type: "reconnected", stream: "connection", resumed: true },
+    ]);
+    // A second drop starts a new loop, numbered from 1 again.
+    p.refuse(1);
+    p.cut();
+    await expect(
+      connection.prompt({ sessionId, prompt: [{ type: "text", text: "5" }] }),
+    ).resolves.toEqual({ stopReason: "end_turn" });
+    expect(attempts(events)).toEqual([1, 2, 3, 4, 1, 2]);
+    expect(p.accepted - before).toBe(2);
+  });
+
+  it("an upgrade refused with 401 says so (status and body), not 'closed (code 1006)'", async () => {
+    const url = await serve({ authenticate: () => undefined });
+    const events: RemoteEvent[] = [];
+    stream = connectWebSocket(url, { reconnect: RECONNECT, onEvent: (e) => events.push(e) });
+    const connection = new ClientSideConnection(() => client([]), stream);
+    const failed = await connection
+      .initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} })
+      .catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(Error);
+    await stream.closed;
+    const error = (events.at(-1) as { error?: Error }).error;
+    expect(error).toBeInstanceOf(HttpStatusError);
+    expect((error as HttpStatusError).status).toBe(401);
+    expect(error?.message).toMatch(/^The WebSocket upgrade: HTTP 401/);
+    expect(attempts(events)).toEqual([]);
+  });
+
+  it("a resume refused with 401 (the token was revoked) ends the connection after that one try", async () => {
+    let allowed = true;
+    const url = await serve({ authenticate: () => (allowed ? { id: "me" } : undefined) });
+    const { events } = await open(connectWebSocket, url);
+    allowed = false;
+    const before = proxy!.accepted;
+    proxy!.cut();
+    await stream!.closed;
+    expect(proxy!.accepted - before).toBe(1);
+    expect(attempts(events)).toEqual([1]);
+    const error = (events.at(-1) as { error?: Error }).error;
+    expect((error as HttpStatusError).status).toBe(401);
+  });
+
+  it("a resume answered 503 (a proxy whose backend is away) is tried again", async () => {
+    let unavailable = 2;
+    const url = await serve({
+      authenticate: () => {
+        if (unavailable === 0) return { id: "me" };
+        unavailable--;
+        return new Response("backend away", { status: 503 });
+      },
+    });
+    unavailable = 0;
+    const { connection, events, sessionId } = await open(connectWebSocket, url);
+    unavailable = 2;
+    proxy!.cut();
+    await expect(
+      connection.prompt({ sessionId, prompt: [{ type: "text", text: "5" }] }),
+    ).resolves.toEqual({ stopReason: "end_turn" });
+    expect(attempts(events)).toEqual([1, 2, 3]);
+    expect(
+      events.filter((e) => e.type === "reconnecting").map((e) => (e as { reason: string }).reason),
+    ).toEqual([
+      expect.stringMatching(/code 1006/),
+      "The WebSocket upgrade: HTTP 503 (backend away)",
+      "The WebSocket upgrade: HTTP 503 (backend away)",
+    ]);
+  });
+});
 
 describe("HTTP client through an outage", () => {
   it("an outage that does not end: each stream tries maxAttempts times, then the transport ends", async () => {

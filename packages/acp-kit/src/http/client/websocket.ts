@@ -8,6 +8,7 @@
 import type WebSocketType from "ws";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { MemoryCookieStore, type CookieStore } from "./cookies.js";
+import { HttpStatusError } from "./http.js";
 import {
   backoffDelay,
   resolveSettings,
@@ -36,6 +37,19 @@ export interface WebSocketClientOptions extends RemoteClientOptions {
    */
   readonly resendBufferMessages?: number;
 }
+
+/** Why a socket could not be opened, or closed. */
+interface OpenFailure {
+  /** The close code (1006 for a socket that never opened). */
+  readonly code: number;
+  /** In words, with the HTTP status of a refused upgrade. */
+  readonly why: string;
+  /** The server's answer when it refused the upgrade. */
+  readonly refusal?: HttpStatusError;
+}
+
+/** Upgrade statuses after which trying again cannot help (as for HTTP requests). */
+const FATAL = new Set([401, 403, 404, 410]);
 
 const RESUMED = "stream/resumed";
 const RESUME_FAILED = "stream/resume_failed";
@@ -87,6 +101,10 @@ class WebSocketTransport implements RemoteStream {
   private keepAliveTimeoutMs: number;
   private readonly keepAliveFromCaller: boolean;
   private ctor: WebSocketConstructor | undefined;
+  /** Settles the pending {@link open} when its socket goes live. */
+  private settleOpen: ((failure: OpenFailure | undefined) => void) | undefined;
+  /** Whether the reconnect loop runs (there is never more than one). */
+  private reconnecting = false;
 
   constructor(
     private readonly url: string,
@@ -129,7 +147,13 @@ class WebSocketTransport implements RemoteStream {
         });
       }
     }
-    void this.open(false).catch((error: unknown) => this.finish(asError(error)));
+    void this.open(false).then(
+      (failure) => {
+        // The first socket never opened: there is nothing to resume.
+        if (failure !== undefined) this.finish(failure.refusal ?? new Error(failure.why));
+      },
+      (error: unknown) => this.finish(asError(error)),
+    );
   }
 
   get connectionId(): string | undefined {
@@ -165,10 +189,15 @@ class WebSocketTransport implements RemoteStream {
     });
   }
 
-  /** Opens a socket; when `resume`, the first frame asks the server to continue the connection. */
-  private async open(resume: boolean): Promise<void> {
+  /**
+   * Opens a socket; when `resume`, its first frame asks the server to continue the
+   * connection. Resolves once the socket is usable (open; resumed, when resuming) with
+   * `undefined`, or with why it could not be opened. A socket that was usable and drops
+   * later goes to {@link dropped}.
+   */
+  private async open(resume: boolean): Promise<OpenFailure | undefined> {
     const WebSocket = this.ctor ?? (this.ctor = (await import("ws")).default);
-    if (this.ended) return;
+    if (this.ended) return undefined;
     const headers = new Headers(this.settings.headers);
     this.settings.cookies?.apply(headers);
     const plain: Record<string, string> = {};
@@ -179,6 +208,11 @@ class WebSocketTransport implements RemoteStream {
       maxPayload: this.settings.maxMessageBytes,
     });
     this.socket = socket;
+    let settle!: (failure: OpenFailure | undefined) => void;
+    const outcome = new Promise<OpenFailure | undefined>((resolve) => (settle = resolve));
+    this.settleOpen = settle;
+    let refusal: HttpStatusError | undefined;
+    let lastError: Error | undefined;
     socket.on("upgrade", (response) => {
       const setCookie = response.headers["set-cookie"];
       if (setCookie !== undefined && this.settings.cookies !== undefined) {
@@ -188,6 +222,26 @@ class WebSocketTransport implements RemoteStream {
       }
       const id = response.headers["acp-connection-id"];
       if (!resume && typeof id === "string") this.connId = id;
+    });
+    socket.on("unexpected-response", (_request, response) => {
+      // The server (or a proxy) answered the upgrade with a status: keep it and the start
+      // of the body to say why, then drop the socket (the close below reports it).
+      const status = response.statusCode ?? 0;
+      let body = "";
+      const done = (): void => {
+        if (refusal !== undefined) return;
+        refusal = new HttpStatusError(status, body.slice(0, 512), "The WebSocket upgrade");
+        response.destroy();
+        socket.terminate();
+      };
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        body += chunk;
+        if (body.length >= 512) done();
+      });
+      response.once("end", done);
+      response.once("error", done);
+      response.once("close", done);
     });
     let lastSeen = Date.now();
     let pinger: ReturnType<typeof setInterval> | undefined;
@@ -230,17 +284,35 @@ class WebSocketTransport implements RemoteStream {
       if (isBinary || this.ended || this.socket !== socket) return;
       this.frame(rawText(data));
     });
-    socket.on("error", () => undefined); // the close that follows decides
+    socket.on("error", (error) => {
+      lastError = error; // the close that follows decides
+    });
     socket.on("close", (code, reason) => {
       if (pinger !== undefined) clearInterval(pinger);
+      // A socket that was live drops; one that never was failed to open.
+      const wasLive = this.live && this.socket === socket;
+      const text = reason.toString("utf8");
+      const failure: OpenFailure = {
+        code,
+        why:
+          refusal?.message ??
+          `The WebSocket closed (code ${code}${text !== "" ? `: ${text}` : lastError === undefined ? "" : `: ${lastError.message}`})`,
+        ...(refusal === undefined ? {} : { refusal }),
+      };
+      if (this.settleOpen === settle) this.settleOpen = undefined;
+      settle(failure);
       if (this.socket !== socket || this.ended) return;
       this.live = false;
-      this.dropped(code, reason.toString("utf8"));
+      if (wasLive) this.dropped(failure);
     });
+    return outcome;
   }
 
   private goLive(): void {
     this.live = true;
+    const settle = this.settleOpen;
+    this.settleOpen = undefined;
+    settle?.(undefined);
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
   }
 
@@ -292,22 +364,31 @@ class WebSocketTransport implements RemoteStream {
     this.goLive();
   }
 
-  private dropped(code: number, reason: string): void {
-    const why = `The WebSocket closed (code ${code}${reason === "" ? "" : `: ${reason}`})`;
-    if (code === CLOSE_RESUME_FAILED) {
+  /** A live socket dropped: resume on a new one, or end. */
+  private dropped(failure: OpenFailure): void {
+    if (failure.code === CLOSE_RESUME_FAILED) {
       this.settings.onEvent({ type: "resume-gap", stream: "connection" });
       this.finish(new ResumeGapError("connection"));
       return;
     }
     if (!this.resumable || this.connId === undefined || this.settings.maxAttempts === 0) {
       // Nothing to resume: the connection is over.
-      this.finish(code === 1000 ? undefined : new Error(why));
+      this.finish(failure.code === 1000 ? undefined : new Error(failure.why));
       return;
     }
-    void this.reconnect(why);
+    // One loop at a time: sockets it opens report to it, never start another one.
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    void this.reconnect(failure.why).finally(() => (this.reconnecting = false));
   }
 
+  /**
+   * Tries to resume on a new socket, at most `maxAttempts` times, with jittered backoff
+   * between the tries. A refusal that cannot change by trying again (HTTP 401, 403, 404,
+   * 410 on the upgrade) ends the connection at once, with the status.
+   */
   private async reconnect(why: string): Promise<void> {
+    let reason = why;
     for (let attempt = 1; attempt <= this.settings.maxAttempts; attempt++) {
       const delayMs = backoffDelay(this.settings, attempt);
       this.settings.onEvent({
@@ -315,32 +396,25 @@ class WebSocketTransport implements RemoteStream {
         stream: "connection",
         attempt,
         delayMs,
-        reason: why,
+        reason,
       });
       await sleep(delayMs, this.lifetime.signal);
-      if (this.ended) return;
-      const outcome = await new Promise<"ok" | "retry">((resolve) => {
-        void this.open(true).then(
-          () => {
-            const socket = this.socket;
-            if (socket === undefined) return resolve("retry");
-            const onClose = (): void => resolve("retry");
-            socket.once("close", onClose);
-            const check = setInterval(() => {
-              if (this.live || this.ended) {
-                clearInterval(check);
-                socket.off("close", onClose);
-                resolve("ok");
-              }
-            }, 5);
-            socket.once("close", () => clearInterval(check));
-          },
-          () => resolve("retry"),
-        );
-      });
-      if (outcome === "ok" || this.isEnded()) return;
+      if (this.isEnded()) return;
+      const failure = await this.open(true);
+      if (failure === undefined || this.isEnded()) return;
+      if (failure.code === CLOSE_RESUME_FAILED) {
+        this.dropped(failure);
+        return;
+      }
+      if (failure.refusal !== undefined && FATAL.has(failure.refusal.status)) {
+        this.finish(failure.refusal);
+        return;
+      }
+      reason = failure.why;
     }
-    this.finish(new Error(`${why}; no reconnect after ${this.settings.maxAttempts} tries`));
+    this.finish(
+      new Error(`${why}; no reconnect after ${this.settings.maxAttempts} tries (last: ${reason})`),
+    );
   }
 
   /** Whether the transport has ended (a method: it changes across awaits). */
