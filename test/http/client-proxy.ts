@@ -38,16 +38,25 @@ export async function startTcpProxy(upstreamPort: number): Promise<TcpProxy> {
   let refused = 0;
   const state = { delayMs: 0 };
   const forward = (from: Socket, to: Socket): void => {
+    // Reads only as fast as the other side takes the bytes, as a network does (its buffers
+    // are bounded): what is in flight at a cut is what the sockets hold, not a backlog here.
+    const write = (chunk: Buffer): void => {
+      if (to.destroyed) return;
+      if (!to.write(chunk)) {
+        from.pause();
+        to.once("drain", () => from.resume());
+      }
+    };
     from.on("data", (chunk: Buffer) => {
       if (stalled) return; // swallowed: the peer looks alive but says nothing
       if (state.delayMs > 0) {
         from.pause();
         setTimeout(() => {
-          if (!to.destroyed) to.write(chunk);
           from.resume();
+          write(chunk);
         }, state.delayMs);
-      } else if (!to.destroyed) {
-        to.write(chunk);
+      } else {
+        write(chunk);
       }
     });
   };

@@ -187,3 +187,61 @@ describe.each(transports)("%s, acp-kit's server with the shipped retention", (_n
     expect(events.some((e) => e.type === "resume-gap")).toBe(false);
   }, 120_000);
 });
+
+describe("WebSocket server: what a drop can lose", () => {
+  let server: AcpNodeServer | undefined;
+  let proxy: TcpProxy | undefined;
+  let stream: RemoteStream | undefined;
+
+  afterEach(async () => {
+    await stream?.close();
+    await proxy?.close();
+    await server?.close();
+  });
+
+  it("a fast agent ahead of a slow client: the backlog waits in the queue, not in the socket, and a cut loses no more than the socket holds", async () => {
+    const produced = { count: 0 };
+    server = createAcpNodeServer({
+      agent: (s) => fastAgent(s, produced),
+      // 16 MiB of replay, by size only (no count nor time keeps more): the socket used to be
+      // given up to 64 MiB.
+      resumable: {
+        retentionMessages: 1_000_000,
+        retentionWindowSeconds: 0,
+        retentionBytes: 16 << 20,
+      },
+    });
+    const { port } = await server.listen(0, "127.0.0.1");
+    proxy = await startTcpProxy(port);
+    stream = connectWebSocket(`http://127.0.0.1:${proxy.port}/acp`, {
+      reconnect: { initialDelayMs: 10, maxDelayMs: 100, maxAttempts: 20 },
+    });
+    let received = 0;
+    let inOrder = true;
+    const connection = new ClientSideConnection(
+      () => ({
+        sessionUpdate: (n) => {
+          if (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text")
+            inOrder &&= Number.parseInt(n.update.content.text, 10) === received++;
+        },
+        requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+      }),
+      stream,
+    );
+    await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const { sessionId } = await connection.newSession({ cwd: "/", mcpServers: [] });
+    const TURN = 40_000;
+    proxy.delayMs = 2; // the client reads slowly
+    const turn = connection.prompt({
+      sessionId,
+      prompt: [{ type: "text", text: `${TURN} x1000` }],
+    });
+    // 25,000 messages of 1 kB between the agent and the client: 25 MB.
+    await waitFor(() => produced.count - received >= 25_000);
+    proxy.cut();
+    proxy.delayMs = 0;
+    await expect(turn).resolves.toEqual({ stopReason: "end_turn" });
+    expect(received).toBe(TURN);
+    expect(inOrder).toBe(true);
+  }, 120_000);
+});
