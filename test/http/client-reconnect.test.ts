@@ -5,7 +5,9 @@
  * upgrade the server refuses says its HTTP status, and a refusal that trying again cannot
  * change (401) ends the connection at once.
  */
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { WebSocketServer, type WebSocket } from "ws";
 import {
   ClientSideConnection,
   PROTOCOL_VERSION,
@@ -185,6 +187,58 @@ describe("WebSocket client: one reconnect loop per drop", () => {
       "The WebSocket upgrade: HTTP 503 (backend away)",
       "The WebSocket upgrade: HTTP 503 (backend away)",
     ]);
+  });
+});
+
+describe("WebSocket client: a resume that is never answered", () => {
+  let fake: WebSocketServer | undefined;
+
+  afterEach(async () => {
+    for (const client of fake?.clients ?? []) client.terminate();
+    await new Promise((resolve) => (fake ? fake.close(resolve) : resolve(undefined)));
+    fake = undefined;
+  });
+
+  it("fails that try after requestTimeoutMs: the loop goes on, and ends after maxAttempts", async () => {
+    // A server that answers initialize as a resumable one, then takes every resume in silence.
+    fake = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    fake.on("headers", (headers) => headers.push("Acp-Connection-Id: c1"));
+    const sockets: WebSocket[] = [];
+    fake.on("connection", (socket) => {
+      sockets.push(socket);
+      socket.on("message", (data: Buffer) => {
+        const message = JSON.parse(data.toString("utf8")) as { id?: number; method: string };
+        if (message.method !== "initialize") return;
+        socket.send(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: message.id,
+            result: {
+              protocolVersion: PROTOCOL_VERSION,
+              agentCapabilities: {},
+              _meta: { "acp/transport": { keepAliveMs: 15_000, resumable: {} } },
+            },
+          }),
+        );
+      });
+    });
+    await new Promise((resolve) => fake!.once("listening", resolve));
+    const { port } = fake.address() as AddressInfo;
+    const events: RemoteEvent[] = [];
+    stream = connectWebSocket(`ws://127.0.0.1:${port}/acp`, {
+      reconnect: { initialDelayMs: 5, maxDelayMs: 20, maxAttempts: 3 },
+      requestTimeoutMs: 200,
+      onEvent: (e) => events.push(e),
+    });
+    const connection = new ClientSideConnection(() => client([]), stream);
+    await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    sockets[0]!.terminate();
+    await stream.closed;
+    expect(sockets).toHaveLength(4);
+    expect(attempts(events)).toEqual([1, 2, 3]);
+    expect((events.at(-1) as { error?: Error }).error?.message).toMatch(
+      /no reconnect after 3 tries \(last: The WebSocket closed \(code 1006: No answer to stream\/resume in 200 ms\)\)/,
+    );
   });
 });
 

@@ -245,6 +245,7 @@ class WebSocketTransport implements RemoteStream {
     });
     let lastSeen = Date.now();
     let pinger: ReturnType<typeof setInterval> | undefined;
+    let resumeTimer: ReturnType<typeof setTimeout> | undefined;
     socket.on("open", () => {
       if (this.ended) return;
       lastSeen = Date.now();
@@ -262,6 +263,16 @@ class WebSocketTransport implements RemoteStream {
         pinger.unref();
       }
       if (resume) {
+        // A server that takes the socket but never answers the resume must not hold the
+        // reconnect loop: the try fails after the request timeout.
+        const waitMs = this.settings.requestTimeoutMs;
+        if (waitMs > 0) {
+          resumeTimer = setTimeout(() => {
+            if (this.socket !== socket || this.live) return;
+            lastError = new Error(`No answer to stream/resume in ${waitMs} ms`);
+            socket.terminate();
+          }, waitMs);
+        }
         socket.send(
           JSON.stringify({
             jsonrpc: "2.0",
@@ -289,6 +300,7 @@ class WebSocketTransport implements RemoteStream {
     });
     socket.on("close", (code, reason) => {
       if (pinger !== undefined) clearInterval(pinger);
+      if (resumeTimer !== undefined) clearTimeout(resumeTimer);
       // A socket that was live drops; one that never was failed to open.
       const wasLive = this.live && this.socket === socket;
       const text = reason.toString("utf8");
