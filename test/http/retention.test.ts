@@ -18,6 +18,7 @@ import {
   type RemoteClientOptions,
   type RemoteEvent,
   type RemoteStream,
+  type WebSocketClientOptions,
 } from "../../packages/acp-kit/src/http/client/index.js";
 import {
   createAcpNodeServer,
@@ -244,4 +245,88 @@ describe("WebSocket server: what a drop can lose", () => {
     expect(received).toBe(TURN);
     expect(inOrder).toBe(true);
   }, 120_000);
+});
+
+describe("WebSocket client: what it keeps to send again", () => {
+  let server: AcpNodeServer | undefined;
+  let proxy: TcpProxy | undefined;
+  let stream: RemoteStream | undefined;
+
+  afterEach(async () => {
+    await stream?.close();
+    await proxy?.close();
+    await server?.close();
+  });
+
+  /** A server hearing `_flood/n` notifications, a client through the proxy. */
+  async function start(options: WebSocketClientOptions = {}): Promise<{
+    connection: ClientSideConnection;
+    heard: number[];
+    events: RemoteEvent[];
+  }> {
+    const heard: number[] = [];
+    server = createAcpNodeServer({
+      agent: (s) =>
+        new AgentSideConnection(
+          () => ({
+            initialize: () => ({ protocolVersion: PROTOCOL_VERSION, agentCapabilities: {} }),
+            newSession: () => ({ sessionId: "s1" }),
+            authenticate: () => ({}),
+            prompt: () => ({ stopReason: "end_turn" }),
+            cancel: () => undefined,
+            extNotification: (_method, params) => {
+              heard.push(Number(params.i));
+            },
+          }),
+          s,
+        ),
+      resumable: true,
+    });
+    const { port } = await server.listen(0, "127.0.0.1");
+    proxy = await startTcpProxy(port);
+    const events: RemoteEvent[] = [];
+    stream = connectWebSocket(`http://127.0.0.1:${proxy.port}/acp`, {
+      reconnect: { initialDelayMs: 10, maxDelayMs: 100, maxAttempts: 20 },
+      onEvent: (e) => events.push(e),
+      ...options,
+    });
+    const connection = new ClientSideConnection(
+      () => ({
+        sessionUpdate: () => undefined,
+        requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+      }),
+      stream,
+    );
+    await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    return { connection, heard, events };
+  }
+
+  /** Sends `count` notifications while the network swallows them, then cuts it. */
+  async function swallow(connection: ClientSideConnection, count: number): Promise<void> {
+    proxy!.stall(true);
+    await Promise.all(
+      Array.from({ length: count }, (_, i) => connection.extNotification("_flood/n", { i })),
+    );
+    proxy!.cut();
+    proxy!.stall(false);
+  }
+
+  it("20,000 client messages swallowed by an outage are sent again after the resume, in order", async () => {
+    const { connection, heard, events } = await start();
+    const COUNT = 20_000;
+    await swallow(connection, COUNT);
+    // A request after them: its answer means the server has read all that came before.
+    await connection.newSession({ cwd: "/", mcpServers: [] });
+    expect(heard).toEqual(Array.from({ length: COUNT }, (_, i) => i));
+    expect(events.some((e) => e.type === "reconnected" && e.resumed)).toBe(true);
+  });
+
+  it("beyond resendBufferBytes they are not kept: the resume fails clearly", async () => {
+    const { connection, events } = await start({ resendBufferBytes: 10_000 });
+    await swallow(connection, 2_000);
+    await stream!.closed;
+    expect((events.at(-1) as { error?: Error }).error?.message).toBe(
+      "Messages sent before the drop are no longer held to be sent again",
+    );
+  });
 });

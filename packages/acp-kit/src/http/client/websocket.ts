@@ -32,10 +32,16 @@ export interface WebSocketClientOptions extends RemoteClientOptions {
    */
   readonly WebSocket?: WebSocketConstructor;
   /**
-   * How many sent messages are kept to be sent again after a resume (default 1000): the
-   * server says how many it got, the client sends the rest.
+   * The most sent messages kept to be sent again after a resume (default: no limit but
+   * {@link WebSocketClientOptions.resendBufferBytes}): the server says how many it got, the client sends the rest.
    */
   readonly resendBufferMessages?: number;
+  /**
+   * The most kept to be sent again, as the UTF-16 length of the messages (default 16 MiB).
+   * What an outage swallows must fit: 20,000 small messages did not fit in the 1,000
+   * messages kept before.
+   */
+  readonly resendBufferBytes?: number;
 }
 
 /** Why a socket could not be opened, or closed. */
@@ -96,8 +102,12 @@ class WebSocketTransport implements RemoteStream {
   private receivedFrames = 0;
   /** Client frames sent; `sentLog` keeps the last ones, numbered. */
   private sentFrames = 0;
-  private readonly sentLog: { n: number; text: string }[] = [];
+  private sentLog: { n: number; text: string }[] = [];
+  /** Entries of `sentLog` before this one were dropped (kept as a hole until compacted). */
+  private sentHead = 0;
+  private sentBytes = 0;
   private readonly maxResend: number;
+  private readonly maxResendBytes: number;
   private keepAliveTimeoutMs: number;
   private readonly keepAliveFromCaller: boolean;
   private ctor: WebSocketConstructor | undefined;
@@ -115,7 +125,8 @@ class WebSocketTransport implements RemoteStream {
     this.settings = resolveSettings(options, cookies);
     this.keepAliveTimeoutMs = this.settings.keepAliveTimeoutMs;
     this.keepAliveFromCaller = options.keepAliveTimeoutMs !== undefined;
-    this.maxResend = options.resendBufferMessages ?? 1000;
+    this.maxResend = options.resendBufferMessages ?? Number.POSITIVE_INFINITY;
+    this.maxResendBytes = options.resendBufferBytes ?? 16 * 1024 * 1024;
     this.ctor = options.WebSocket;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.readable = new ReadableStream<AnyMessage>(
@@ -181,8 +192,7 @@ class WebSocketTransport implements RemoteStream {
     }
     const text = JSON.stringify(message);
     this.sentFrames++;
-    this.sentLog.push({ n: this.sentFrames, text });
-    if (this.sentLog.length > this.maxResend) this.sentLog.shift();
+    this.keepForResend(text);
     // A send on a socket that just died is caught up by the resume (the server says what it got).
     this.socket?.send(text, (error) => {
       if (error) this.socket?.terminate();
@@ -360,17 +370,37 @@ class WebSocketTransport implements RemoteStream {
     }
   }
 
+  /** Keeps a sent message to be sent again after a resume, within the limits. */
+  private keepForResend(text: string): void {
+    this.sentLog.push({ n: this.sentFrames, text });
+    this.sentBytes += text.length;
+    while (
+      this.sentHead < this.sentLog.length &&
+      (this.sentLog.length - this.sentHead > this.maxResend || this.sentBytes > this.maxResendBytes)
+    ) {
+      this.sentBytes -= this.sentLog[this.sentHead]?.text.length ?? 0;
+      this.sentLog[this.sentHead] = undefined as unknown as { n: number; text: string };
+      this.sentHead++;
+    }
+    // The dropped head is cut off once it is most of the array (amortized O(1) a message).
+    if (this.sentHead >= 1024 && this.sentHead * 2 >= this.sentLog.length) {
+      this.sentLog = this.sentLog.slice(this.sentHead);
+      this.sentHead = 0;
+    }
+  }
+
   private resumed(params: unknown): void {
     const received = Number(
       (params as { received?: unknown } | undefined)?.received ?? this.sentFrames,
     );
-    const first = this.sentLog[0];
+    const first = this.sentLog[this.sentHead];
     if (received < this.sentFrames && (first === undefined || first.n > received + 1)) {
       this.finish(new Error("Messages sent before the drop are no longer held to be sent again"));
       return;
     }
-    for (const entry of this.sentLog) {
-      if (entry.n > received) this.socket?.send(entry.text);
+    for (let i = this.sentHead; i < this.sentLog.length; i++) {
+      const entry = this.sentLog[i];
+      if (entry !== undefined && entry.n > received) this.socket?.send(entry.text);
     }
     this.settings.onEvent({ type: "reconnected", stream: "connection", resumed: true });
     this.goLive();
