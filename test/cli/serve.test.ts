@@ -174,3 +174,74 @@ describe("acp-kit serve: who may connect", { timeout: 60_000 }, () => {
     }
   });
 });
+
+describe("acp-kit serve: what is kept for clients that resume", { timeout: 60_000 }, () => {
+  /** The retention a served agent's initialize result advertises. */
+  async function advertised(url: string): Promise<unknown> {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} },
+      }),
+    });
+    const body = (await response.json()) as { result: { _meta: Record<string, unknown> } };
+    await fetch(url, {
+      method: "DELETE",
+      headers: { "Acp-Connection-Id": response.headers.get("Acp-Connection-Id") ?? "" },
+    });
+    return (body.result._meta["acp/transport"] as { resumable?: unknown }).resumable;
+  }
+
+  async function withServe(extra: string[], check: (url: string) => Promise<void>): Promise<void> {
+    const serve = await startServe(extra);
+    try {
+      await check(serve.url);
+    } finally {
+      serve.child.kill("SIGTERM");
+      await new Promise((resolve) => serve.child.once("exit", resolve));
+    }
+  }
+
+  it("the library's retention by default; the flags set it", async () => {
+    await withServe([], async (url) => {
+      expect(await advertised(url)).toEqual({
+        retentionMessages: 1000,
+        retentionWindowSeconds: 60,
+        retentionBytes: 128 * 1024 * 1024,
+        retentionSeconds: 300,
+      });
+    });
+    const flags = ["--retention-messages", "5000", "--retention-window", "2.5"];
+    flags.push("--retention-bytes", "16MiB", "--resume-wait", "30");
+    await withServe(flags, async (url) => {
+      expect(await advertised(url)).toEqual({
+        retentionMessages: 5000,
+        retentionWindowSeconds: 2.5,
+        retentionBytes: 16 * 1024 * 1024,
+        retentionSeconds: 30,
+      });
+    });
+  });
+
+  it.each([
+    [["--retention-bytes", "12XB"], /Give a size in bytes, or with KiB, MiB or GiB/],
+    [["--retention-window", "-1"], /Give a number, 0 or more/],
+    [["--retention-messages", "1.5"], /Give a whole number, 0 or more/],
+    [["--no-resume", "--retention-window", "5"], /--no-resume keeps nothing/],
+  ])("%j: a usage error", (extra, message) => {
+    const result = spawnSync(
+      process.execPath,
+      [cli, "serve", "--port", "0", ...extra, "--", "true"],
+      { encoding: "utf8", timeout: 30_000 },
+    );
+    expect(result.stderr).toMatch(message);
+    expect(result.status).toBe(2);
+  });
+});

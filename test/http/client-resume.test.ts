@@ -27,12 +27,18 @@ import {
   type ResumableServer,
 } from "./client-resumable-server.js";
 
-/** acp-kit's own server (src/http/server), resumable, serving the same test agent. */
-async function startOurServer(retention = 100_000): Promise<ResumableServer> {
+/**
+ * acp-kit's own server (src/http/server), resumable with the shipped retention, serving the
+ * same test agent; `retention`: keep only that many messages instead.
+ */
+async function startOurServer(retention?: number): Promise<ResumableServer> {
   const resumes = { sse: 0, ws: 0, gaps: 0 };
   const server = createAcpNodeServer({
     agent: (stream) => startAgent(stream),
-    resumable: { retentionMessages: retention, retentionBytes: 1 << 30, retentionSeconds: 60 },
+    resumable:
+      retention === undefined
+        ? true
+        : { retentionMessages: retention, retentionWindowSeconds: 0, retentionSeconds: 60 },
     keepAliveMs: 100,
     logger: (event) => {
       if (event.type === "stream-resumed") {

@@ -45,7 +45,12 @@ describe("resumable SSE streams", () => {
     expect((answer.result as { _meta: unknown })._meta).toEqual({
       "acp/transport": {
         keepAliveMs: 15000,
-        resumable: { retentionMessages: 50, retentionBytes: 4 * 1024 * 1024, retentionSeconds: 60 },
+        resumable: {
+          retentionMessages: 50,
+          retentionWindowSeconds: 60,
+          retentionBytes: 128 * 1024 * 1024,
+          retentionSeconds: 60,
+        },
       },
     });
     const main = await client.sse();
@@ -115,7 +120,8 @@ describe("resumable SSE streams", () => {
   });
 
   it("409 when the cursor fell out of the buffer or was never issued; 404 once the connection is gone", async () => {
-    const url = await serve({ resumable: { retentionMessages: 5 } });
+    // Count only: no time window keeps more.
+    const url = await serve({ resumable: { retentionMessages: 5, retentionWindowSeconds: 0 } });
     const client = new RawClient(url);
     await client.initialize();
     const session = await client.sse("s1");
@@ -138,9 +144,8 @@ describe("resumable SSE streams", () => {
   });
 
   it("10,000 updates cut seven times still arrive whole, in order, without duplicates", async () => {
-    const url = await serve({
-      resumable: { retentionMessages: 20_000, retentionBytes: 64 * 1024 * 1024 },
-    });
+    // The shipped retention.
+    const url = await serve();
     const client = new RawClient(url);
     await client.initialize();
     let reader = await client.sse("s1");
@@ -239,7 +244,7 @@ describe("resumable WebSocket connections", () => {
   });
 
   it("a refused resume answers stream/resume_failed and closes with 4409", async () => {
-    const url = await serve({ resumable: { retentionMessages: 3 } });
+    const url = await serve({ resumable: { retentionMessages: 3, retentionWindowSeconds: 0 } });
     const a = new RawSocket(url);
     await a.opened;
     a.send({ jsonrpc: "2.0", id: 0, method: "initialize", params: {} });

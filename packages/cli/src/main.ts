@@ -8,6 +8,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { VERSION } from "acp-kit";
+import type { AcpResumableOptions } from "acp-kit/http";
 import { AgentsConfigError } from "./agents.js";
 import { useColor } from "./color.js";
 import { EXIT_CODE_HELP, ExitCodes } from "./exit-codes.js";
@@ -61,6 +62,25 @@ function nonNegativeInteger(value: string): number {
   if (!Number.isInteger(n) || n < 0)
     throw new InvalidArgumentError("Give a whole number, 0 or more.");
   return n;
+}
+
+/** A number, zero or more (`--retention-window`). */
+function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError("Give a number, 0 or more.");
+  return n;
+}
+
+const SIZE_UNITS: Record<string, number> = { "": 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/** A size in bytes, or with KiB, MiB or GiB (`--retention-bytes 64MiB`). */
+function byteSize(value: string): number {
+  const match = /^(\d+)\s*(kib|mib|gib)?$/i.exec(value.trim());
+  const unit = SIZE_UNITS[(match?.[2] ?? "").toLowerCase()];
+  if (match === null || unit === undefined)
+    throw new InvalidArgumentError("Give a size in bytes, or with KiB, MiB or GiB (64MiB).");
+  return Number(match[1]) * unit;
 }
 
 /** A whole number above zero (`--request-timeout`). */
@@ -493,6 +513,26 @@ Then send any prompt; the probe exercises the editor and answers with its report
     )
     .option("--max-connections <n>", "connections open at once", positiveInteger, 64)
     .option("--no-resume", "do not keep sent messages for clients that reconnect")
+    .option(
+      "--retention-messages <n>",
+      "each stream keeps its last n sent messages for clients that resume (default 1000)",
+      nonNegativeInteger,
+    )
+    .option(
+      "--retention-window <seconds>",
+      "and every message it sent in the last this many seconds, however many (default 60)",
+      nonNegativeNumber,
+    )
+    .option(
+      "--retention-bytes <size>",
+      "within this size per stream: bytes, or with KiB, MiB, GiB (default 128MiB)",
+      byteSize,
+    )
+    .option(
+      "--resume-wait <seconds>",
+      "how long a WebSocket connection whose socket dropped waits for a resume (default 300)",
+      nonNegativeNumber,
+    )
     .addHelpText(
       "after",
       `
@@ -509,10 +549,28 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
           idleTimeout: number;
           maxConnections: number;
           resume: boolean;
+          retentionMessages?: number;
+          retentionWindow?: number;
+          retentionBytes?: number;
+          resumeWait?: number;
         },
       ) => {
         try {
           if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
+          const retention: AcpResumableOptions = {
+            ...(opts.retentionMessages === undefined
+              ? {}
+              : { retentionMessages: opts.retentionMessages }),
+            ...(opts.retentionWindow === undefined
+              ? {}
+              : { retentionWindowSeconds: opts.retentionWindow }),
+            ...(opts.retentionBytes === undefined ? {} : { retentionBytes: opts.retentionBytes }),
+            ...(opts.resumeWait === undefined ? {} : { retentionSeconds: opts.resumeWait }),
+          };
+          if (!opts.resume && Object.keys(retention).length > 0)
+            throw new UsageError(
+              "--retention-* and --resume-wait set what is kept for clients that resume; --no-resume keeps nothing.",
+            );
           // A named agent or registry id (`acp-kit serve codex-acp`), or a command after `--`;
           // each connection's agent inherits this process's environment.
           const target = await agentTarget(words);
@@ -533,6 +591,7 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
             idleTimeoutMs: opts.idleTimeout,
             maxConnections: opts.maxConnections,
             resumable: opts.resume,
+            retention,
             out: process.stdout,
             err: process.stderr,
           });

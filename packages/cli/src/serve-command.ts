@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
-import type { AcpAgentContext } from "acp-kit/http";
+import type { AcpAgentContext, AcpResumableOptions } from "acp-kit/http";
 import { bearerTokenAuth, createAcpNodeServer } from "acp-kit/http";
 import type { Stream } from "acp-kit";
 import {
@@ -38,6 +38,8 @@ export interface ServeOptions {
   readonly idleTimeoutMs: number;
   /** Keep sent messages so that clients can resume after a drop (default on). */
   readonly resumable: boolean;
+  /** What is kept for a resume (default: the library's retention). */
+  readonly retention?: AcpResumableOptions;
   /** Connections open at once (default 64). */
   readonly maxConnections: number;
   /** Where the URL goes (a line), and where notes go. */
@@ -58,7 +60,7 @@ export async function runServe(options: ServeOptions): Promise<number> {
   const server = createAcpNodeServer({
     agent: (stream, context) => startAgentProcess(options, stream, context),
     ...(token === undefined ? {} : { authenticate: bearerTokenAuth(token) }),
-    resumable: options.resumable,
+    resumable: options.resumable ? (options.retention ?? true) : false,
     idleTimeoutMs: options.idleTimeoutMs,
     maxConnectionsPerPrincipal: options.maxConnections,
   });

@@ -229,7 +229,17 @@ class HttpTransport implements RemoteStream {
       response = await this.postWithRetry(headers, JSON.stringify(message), key !== undefined);
     } catch (error) {
       const err = error as Error;
+      // The answer may have come on a stream already: then the failure of the POST (a
+      // network cut before its own 202) changes nothing.
+      const answered = key !== undefined && !this.pending.has(key);
       if (key !== undefined) this.pending.delete(key);
+      if (answered) return;
+      if (!(err instanceof HttpStatusError) && key !== undefined && !this.lifetime.signal.aborted) {
+        // A request lost to the network (not sent again: it may have run) fails alone; the
+        // streams' reconnecting decides whether the connection lives on.
+        this.failMessage(message, err);
+        return;
+      }
       if (err instanceof HttpStatusError && !FATAL.has(err.status)) {
         if (err.status === 409 && sessionId !== undefined) {
           this.failStream(this.openStream(sessionId), new ResumeGapError(sessionId));

@@ -8,6 +8,7 @@
 import type WebSocketType from "ws";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { MemoryCookieStore, type CookieStore } from "./cookies.js";
+import { HttpStatusError } from "./http.js";
 import {
   backoffDelay,
   resolveSettings,
@@ -31,11 +32,30 @@ export interface WebSocketClientOptions extends RemoteClientOptions {
    */
   readonly WebSocket?: WebSocketConstructor;
   /**
-   * How many sent messages are kept to be sent again after a resume (default 1000): the
-   * server says how many it got, the client sends the rest.
+   * The most sent messages kept to be sent again after a resume (default: no limit but
+   * {@link WebSocketClientOptions.resendBufferBytes}): the server says how many it got, the client sends the rest.
    */
   readonly resendBufferMessages?: number;
+  /**
+   * The most kept to be sent again, as the UTF-16 length of the messages (default 16 MiB).
+   * What an outage swallows must fit: 20,000 small messages did not fit in the 1,000
+   * messages kept before.
+   */
+  readonly resendBufferBytes?: number;
 }
+
+/** Why a socket could not be opened, or closed. */
+interface OpenFailure {
+  /** The close code (1006 for a socket that never opened). */
+  readonly code: number;
+  /** In words, with the HTTP status of a refused upgrade. */
+  readonly why: string;
+  /** The server's answer when it refused the upgrade. */
+  readonly refusal?: HttpStatusError;
+}
+
+/** Upgrade statuses after which trying again cannot help (as for HTTP requests). */
+const FATAL = new Set([401, 403, 404, 410]);
 
 const RESUMED = "stream/resumed";
 const RESUME_FAILED = "stream/resume_failed";
@@ -82,11 +102,19 @@ class WebSocketTransport implements RemoteStream {
   private receivedFrames = 0;
   /** Client frames sent; `sentLog` keeps the last ones, numbered. */
   private sentFrames = 0;
-  private readonly sentLog: { n: number; text: string }[] = [];
+  private sentLog: { n: number; text: string }[] = [];
+  /** Entries of `sentLog` before this one were dropped (kept as a hole until compacted). */
+  private sentHead = 0;
+  private sentBytes = 0;
   private readonly maxResend: number;
+  private readonly maxResendBytes: number;
   private keepAliveTimeoutMs: number;
   private readonly keepAliveFromCaller: boolean;
   private ctor: WebSocketConstructor | undefined;
+  /** Settles the pending {@link open} when its socket goes live. */
+  private settleOpen: ((failure: OpenFailure | undefined) => void) | undefined;
+  /** Whether the reconnect loop runs (there is never more than one). */
+  private reconnecting = false;
 
   constructor(
     private readonly url: string,
@@ -97,7 +125,8 @@ class WebSocketTransport implements RemoteStream {
     this.settings = resolveSettings(options, cookies);
     this.keepAliveTimeoutMs = this.settings.keepAliveTimeoutMs;
     this.keepAliveFromCaller = options.keepAliveTimeoutMs !== undefined;
-    this.maxResend = options.resendBufferMessages ?? 1000;
+    this.maxResend = options.resendBufferMessages ?? Number.POSITIVE_INFINITY;
+    this.maxResendBytes = options.resendBufferBytes ?? 16 * 1024 * 1024;
     this.ctor = options.WebSocket;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.readable = new ReadableStream<AnyMessage>(
@@ -129,7 +158,13 @@ class WebSocketTransport implements RemoteStream {
         });
       }
     }
-    void this.open(false).catch((error: unknown) => this.finish(asError(error)));
+    void this.open(false).then(
+      (failure) => {
+        // The first socket never opened: there is nothing to resume.
+        if (failure !== undefined) this.finish(failure.refusal ?? new Error(failure.why));
+      },
+      (error: unknown) => this.finish(asError(error)),
+    );
   }
 
   get connectionId(): string | undefined {
@@ -157,18 +192,22 @@ class WebSocketTransport implements RemoteStream {
     }
     const text = JSON.stringify(message);
     this.sentFrames++;
-    this.sentLog.push({ n: this.sentFrames, text });
-    if (this.sentLog.length > this.maxResend) this.sentLog.shift();
+    this.keepForResend(text);
     // A send on a socket that just died is caught up by the resume (the server says what it got).
     this.socket?.send(text, (error) => {
       if (error) this.socket?.terminate();
     });
   }
 
-  /** Opens a socket; when `resume`, the first frame asks the server to continue the connection. */
-  private async open(resume: boolean): Promise<void> {
+  /**
+   * Opens a socket; when `resume`, its first frame asks the server to continue the
+   * connection. Resolves once the socket is usable (open; resumed, when resuming) with
+   * `undefined`, or with why it could not be opened. A socket that was usable and drops
+   * later goes to {@link dropped}.
+   */
+  private async open(resume: boolean): Promise<OpenFailure | undefined> {
     const WebSocket = this.ctor ?? (this.ctor = (await import("ws")).default);
-    if (this.ended) return;
+    if (this.ended) return undefined;
     const headers = new Headers(this.settings.headers);
     this.settings.cookies?.apply(headers);
     const plain: Record<string, string> = {};
@@ -179,6 +218,11 @@ class WebSocketTransport implements RemoteStream {
       maxPayload: this.settings.maxMessageBytes,
     });
     this.socket = socket;
+    let settle!: (failure: OpenFailure | undefined) => void;
+    const outcome = new Promise<OpenFailure | undefined>((resolve) => (settle = resolve));
+    this.settleOpen = settle;
+    let refusal: HttpStatusError | undefined;
+    let lastError: Error | undefined;
     socket.on("upgrade", (response) => {
       const setCookie = response.headers["set-cookie"];
       if (setCookie !== undefined && this.settings.cookies !== undefined) {
@@ -189,8 +233,29 @@ class WebSocketTransport implements RemoteStream {
       const id = response.headers["acp-connection-id"];
       if (!resume && typeof id === "string") this.connId = id;
     });
+    socket.on("unexpected-response", (_request, response) => {
+      // The server (or a proxy) answered the upgrade with a status: keep it and the start
+      // of the body to say why, then drop the socket (the close below reports it).
+      const status = response.statusCode ?? 0;
+      let body = "";
+      const done = (): void => {
+        if (refusal !== undefined) return;
+        refusal = new HttpStatusError(status, body.slice(0, 512), "The WebSocket upgrade");
+        response.destroy();
+        socket.terminate();
+      };
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        body += chunk;
+        if (body.length >= 512) done();
+      });
+      response.once("end", done);
+      response.once("error", done);
+      response.once("close", done);
+    });
     let lastSeen = Date.now();
     let pinger: ReturnType<typeof setInterval> | undefined;
+    let resumeTimer: ReturnType<typeof setTimeout> | undefined;
     socket.on("open", () => {
       if (this.ended) return;
       lastSeen = Date.now();
@@ -208,6 +273,16 @@ class WebSocketTransport implements RemoteStream {
         pinger.unref();
       }
       if (resume) {
+        // A server that takes the socket but never answers the resume must not hold the
+        // reconnect loop: the try fails after the request timeout.
+        const waitMs = this.settings.requestTimeoutMs;
+        if (waitMs > 0) {
+          resumeTimer = setTimeout(() => {
+            if (this.socket !== socket || this.live) return;
+            lastError = new Error(`No answer to stream/resume in ${waitMs} ms`);
+            socket.terminate();
+          }, waitMs);
+        }
         socket.send(
           JSON.stringify({
             jsonrpc: "2.0",
@@ -230,17 +305,36 @@ class WebSocketTransport implements RemoteStream {
       if (isBinary || this.ended || this.socket !== socket) return;
       this.frame(rawText(data));
     });
-    socket.on("error", () => undefined); // the close that follows decides
+    socket.on("error", (error) => {
+      lastError = error; // the close that follows decides
+    });
     socket.on("close", (code, reason) => {
       if (pinger !== undefined) clearInterval(pinger);
+      if (resumeTimer !== undefined) clearTimeout(resumeTimer);
+      // A socket that was live drops; one that never was failed to open.
+      const wasLive = this.live && this.socket === socket;
+      const text = reason.toString("utf8");
+      const failure: OpenFailure = {
+        code,
+        why:
+          refusal?.message ??
+          `The WebSocket closed (code ${code}${text !== "" ? `: ${text}` : lastError === undefined ? "" : `: ${lastError.message}`})`,
+        ...(refusal === undefined ? {} : { refusal }),
+      };
+      if (this.settleOpen === settle) this.settleOpen = undefined;
+      settle(failure);
       if (this.socket !== socket || this.ended) return;
       this.live = false;
-      this.dropped(code, reason.toString("utf8"));
+      if (wasLive) this.dropped(failure);
     });
+    return outcome;
   }
 
   private goLive(): void {
     this.live = true;
+    const settle = this.settleOpen;
+    this.settleOpen = undefined;
+    settle?.(undefined);
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
   }
 
@@ -276,38 +370,67 @@ class WebSocketTransport implements RemoteStream {
     }
   }
 
+  /** Keeps a sent message to be sent again after a resume, within the limits. */
+  private keepForResend(text: string): void {
+    this.sentLog.push({ n: this.sentFrames, text });
+    this.sentBytes += text.length;
+    while (
+      this.sentHead < this.sentLog.length &&
+      (this.sentLog.length - this.sentHead > this.maxResend || this.sentBytes > this.maxResendBytes)
+    ) {
+      this.sentBytes -= this.sentLog[this.sentHead]?.text.length ?? 0;
+      this.sentLog[this.sentHead] = undefined as unknown as { n: number; text: string };
+      this.sentHead++;
+    }
+    // The dropped head is cut off once it is most of the array (amortized O(1) a message).
+    if (this.sentHead >= 1024 && this.sentHead * 2 >= this.sentLog.length) {
+      this.sentLog = this.sentLog.slice(this.sentHead);
+      this.sentHead = 0;
+    }
+  }
+
   private resumed(params: unknown): void {
     const received = Number(
       (params as { received?: unknown } | undefined)?.received ?? this.sentFrames,
     );
-    const first = this.sentLog[0];
+    const first = this.sentLog[this.sentHead];
     if (received < this.sentFrames && (first === undefined || first.n > received + 1)) {
       this.finish(new Error("Messages sent before the drop are no longer held to be sent again"));
       return;
     }
-    for (const entry of this.sentLog) {
-      if (entry.n > received) this.socket?.send(entry.text);
+    for (let i = this.sentHead; i < this.sentLog.length; i++) {
+      const entry = this.sentLog[i];
+      if (entry !== undefined && entry.n > received) this.socket?.send(entry.text);
     }
     this.settings.onEvent({ type: "reconnected", stream: "connection", resumed: true });
     this.goLive();
   }
 
-  private dropped(code: number, reason: string): void {
-    const why = `The WebSocket closed (code ${code}${reason === "" ? "" : `: ${reason}`})`;
-    if (code === CLOSE_RESUME_FAILED) {
+  /** A live socket dropped: resume on a new one, or end. */
+  private dropped(failure: OpenFailure): void {
+    if (failure.code === CLOSE_RESUME_FAILED) {
       this.settings.onEvent({ type: "resume-gap", stream: "connection" });
       this.finish(new ResumeGapError("connection"));
       return;
     }
     if (!this.resumable || this.connId === undefined || this.settings.maxAttempts === 0) {
       // Nothing to resume: the connection is over.
-      this.finish(code === 1000 ? undefined : new Error(why));
+      this.finish(failure.code === 1000 ? undefined : new Error(failure.why));
       return;
     }
-    void this.reconnect(why);
+    // One loop at a time: sockets it opens report to it, never start another one.
+    if (this.reconnecting) return;
+    this.reconnecting = true;
+    void this.reconnect(failure.why).finally(() => (this.reconnecting = false));
   }
 
+  /**
+   * Tries to resume on a new socket, at most `maxAttempts` times, with jittered backoff
+   * between the tries. A refusal that cannot change by trying again (HTTP 401, 403, 404,
+   * 410 on the upgrade) ends the connection at once, with the status.
+   */
   private async reconnect(why: string): Promise<void> {
+    let reason = why;
     for (let attempt = 1; attempt <= this.settings.maxAttempts; attempt++) {
       const delayMs = backoffDelay(this.settings, attempt);
       this.settings.onEvent({
@@ -315,32 +438,25 @@ class WebSocketTransport implements RemoteStream {
         stream: "connection",
         attempt,
         delayMs,
-        reason: why,
+        reason,
       });
       await sleep(delayMs, this.lifetime.signal);
-      if (this.ended) return;
-      const outcome = await new Promise<"ok" | "retry">((resolve) => {
-        void this.open(true).then(
-          () => {
-            const socket = this.socket;
-            if (socket === undefined) return resolve("retry");
-            const onClose = (): void => resolve("retry");
-            socket.once("close", onClose);
-            const check = setInterval(() => {
-              if (this.live || this.ended) {
-                clearInterval(check);
-                socket.off("close", onClose);
-                resolve("ok");
-              }
-            }, 5);
-            socket.once("close", () => clearInterval(check));
-          },
-          () => resolve("retry"),
-        );
-      });
-      if (outcome === "ok" || this.isEnded()) return;
+      if (this.isEnded()) return;
+      const failure = await this.open(true);
+      if (failure === undefined || this.isEnded()) return;
+      if (failure.code === CLOSE_RESUME_FAILED) {
+        this.dropped(failure);
+        return;
+      }
+      if (failure.refusal !== undefined && FATAL.has(failure.refusal.status)) {
+        this.finish(failure.refusal);
+        return;
+      }
+      reason = failure.why;
     }
-    this.finish(new Error(`${why}; no reconnect after ${this.settings.maxAttempts} tries`));
+    this.finish(
+      new Error(`${why}; no reconnect after ${this.settings.maxAttempts} tries (last: ${reason})`),
+    );
   }
 
   /** Whether the transport has ended (a method: it changes across awaits). */

@@ -97,6 +97,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Replay retention per stream. The fastest agent measured (small updates, as fast as the
+ * connection takes them) wrote 336,520 messages, 56.5 MB, into a connection that swallowed
+ * them for 5 s (a silent outage), over WebSocket and HTTP alike; 1,000 messages covered
+ * 15 ms of it. The window keeps a silent outage's output until the keep-alives tell
+ * (3 × 15 s); the byte limit bounds a flood, with room for an agent twice as fast.
+ */
+const DEFAULT_RETENTION_MESSAGES = 1000;
+const DEFAULT_RETENTION_WINDOW_SECONDS = 60;
+const DEFAULT_RETENTION_BYTES = 128 * 1024 * 1024;
+
 function positive(value: number | undefined, fallback: number, name: string): number {
   const resolved = value ?? fallback;
   if (Number.isNaN(resolved) || resolved < 0) {
@@ -232,8 +243,21 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
     resumableOptions === undefined
       ? undefined
       : {
-          messages: positive(resumableOptions.retentionMessages, 1000, "retentionMessages"),
-          bytes: positive(resumableOptions.retentionBytes, 4 * 1024 * 1024, "retentionBytes"),
+          messages: positive(
+            resumableOptions.retentionMessages,
+            DEFAULT_RETENTION_MESSAGES,
+            "retentionMessages",
+          ),
+          windowSeconds: positive(
+            resumableOptions.retentionWindowSeconds,
+            DEFAULT_RETENTION_WINDOW_SECONDS,
+            "retentionWindowSeconds",
+          ),
+          bytes: positive(
+            resumableOptions.retentionBytes,
+            DEFAULT_RETENTION_BYTES,
+            "retentionBytes",
+          ),
           seconds: positive(resumableOptions.retentionSeconds, 300, "retentionSeconds"),
         };
   const limits: ConnectionLimits = {
@@ -257,7 +281,11 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
     retention:
       retention === undefined
         ? undefined
-        : { messages: retention.messages, bytes: retention.bytes },
+        : {
+            messages: retention.messages,
+            windowMs: retention.windowSeconds * 1000,
+            bytes: retention.bytes,
+          },
   };
   const maxPerPrincipal = positive(
     options.maxConnectionsPerPrincipal,
@@ -277,6 +305,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       : {
           resumable: {
             retentionMessages: retention.messages,
+            retentionWindowSeconds: retention.windowSeconds,
             retentionBytes: retention.bytes,
             retentionSeconds: retention.seconds,
           },

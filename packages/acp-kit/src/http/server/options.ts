@@ -44,11 +44,21 @@ export type AcpAgentFactory = (stream: Stream, context: AcpAgentContext) => unkn
 /** Outcome of {@link AcpHttpHandlerOptions.authenticate}: a principal, a ready response, or nothing (401). */
 export type AuthenticateResult = AcpPrincipal | Response | null | undefined;
 
-/** Resumable-stream retention (see docs/remote.md). */
+/**
+ * Resumable-stream retention (see docs/remote.md). Each stream keeps the messages it sent
+ * for a replay: the last `retentionMessages`, and all those sent in the last
+ * `retentionWindowSeconds` however many, within `retentionBytes` in all.
+ */
 export interface AcpResumableOptions {
-  /** Sent messages kept per stream for replay. Default 1000. */
+  /** Sent messages kept per stream for replay, however old. Default 1000. */
   retentionMessages?: number;
-  /** UTF-16 length of sent messages kept per stream. Default 4 MiB. */
+  /**
+   * Sent messages younger than this many seconds are kept too, however many: a fast
+   * agent's output during a network outage this long (a silent one lasts until the
+   * keep-alives tell, 3 × `keepAliveMs`). Default 60.
+   */
+  retentionWindowSeconds?: number;
+  /** The most a stream keeps for replay (UTF-16 length of the messages). Default 128 MiB. */
   retentionBytes?: number;
   /** How long a WebSocket connection whose socket dropped waits for a resume. Default 300. */
   retentionSeconds?: number;

