@@ -10,7 +10,9 @@
  * @module
  */
 export type {
+  AgentTerminal,
   MessageRole,
+  SessionActivity,
   SessionInfoState,
   SessionState,
   SessionTurn,

@@ -38,6 +38,8 @@ describe("emptySessionState", () => {
       info: { title: null, updatedAt: null, _meta: null },
       notices: [],
       subagents: [],
+      activity: null,
+      terminals: [],
       turns: [],
       loading: false,
       unknown: [],

@@ -70,7 +70,8 @@ function appendKept<T>(list: readonly T[], item: T): readonly T[] {
   return next;
 }
 
-function applyUnknown(state: SessionState, update: UnknownSessionUpdate): SessionState {
+/** Keeps an update of a kind this version does not know in `unknown`. @internal */
+export function applyUnknown(state: SessionState, update: UnknownSessionUpdate): SessionState {
   return withState(state, { unknown: appendKept(state.unknown, update) });
 }
 

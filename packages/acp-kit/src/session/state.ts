@@ -171,6 +171,43 @@ export interface SubagentState {
   readonly additionalDirectories: readonly string[] | null;
 }
 
+/** ACP v2: what a session is doing in the foreground, from its last `state_update`. */
+export interface SessionActivity {
+  /** `running`, `requires_action`, `idle`, or a state of a newer draft. */
+  readonly state: string;
+  /** With `idle`: why the foreground work ended, when the agent said (`end_turn`, `error`, ...). */
+  readonly stopReason: string | null;
+  /** With `idle` and the `error` stop reason: the error the agent reported. */
+  readonly error: unknown;
+  /**
+   * Work running apart from the foreground (`{type: "terminal", terminalId}`,
+   * `{type: "tool_call", toolCallId}`, ...), as last reported; `null` until the agent
+   * reports it (an update without it keeps the last report).
+   */
+  readonly background: readonly unknown[] | null;
+}
+
+/** ACP v2: a terminal the agent runs and shows (display only). */
+export interface AgentTerminal {
+  readonly terminalId: string;
+  readonly command: string | null;
+  readonly cwd: string | null;
+  /**
+   * The output as base64 pieces, oldest first: the last snapshot (`terminal_update`'s
+   * `output`) and the chunks after it. {@link terminalOutputText} decodes them.
+   */
+  readonly output: readonly string[];
+  /** Set once the process exited (`{exitCode?, signal?}`). */
+  readonly exitStatus: {
+    readonly exitCode?: number | null;
+    readonly signal?: string | null;
+  } | null;
+  readonly size: { readonly cols: number; readonly rows: number } | null;
+  /** Whether the client may send `terminal/cancel` for it. */
+  readonly cancellable: boolean;
+  readonly _meta: Record<string, unknown> | null;
+}
+
 /** A prompt turn, as told to the store by `beginTurn` / `endTurn` (optional bookkeeping). */
 export interface SessionTurn {
   /** The prompt, when `beginTurn` was given one. */
@@ -213,6 +250,13 @@ export interface SessionState {
   readonly notices: readonly Notice[];
   /** Child sessions from `subagent_update` (unstable), in order of first appearance. */
   readonly subagents: readonly SubagentState[];
+  /**
+   * ACP v2: the session's foreground activity from its last `state_update` (`null` until
+   * one arrives, and always for v1 sessions).
+   */
+  readonly activity: SessionActivity | null;
+  /** ACP v2: the agent's own terminals from `terminal_update` and `terminal_output_chunk`, in order of first appearance. */
+  readonly terminals: readonly AgentTerminal[];
   /** Prompt turns, when the client reports them; empty otherwise. */
   readonly turns: readonly SessionTurn[];
   /** True between `beginLoad` and the load's setup response (history replay running). */
@@ -366,6 +410,8 @@ export function emptySessionState(sessionId: string): SessionState {
       info: { title: null, updatedAt: null, _meta: null },
       notices: [],
       subagents: [],
+      activity: null,
+      terminals: [],
       turns: [],
       loading: false,
       unknown: [],

@@ -30,5 +30,7 @@ export { validateV2, isValidV2 } from "../schema/v2/validate.js";
 export type { ValidatedType } from "../schema/v2/validators.gen.js";
 export type { ValidationIssue, ValidationResult, ValidateOptions } from "../schema/runtime.js";
 
+export { reduceSessionV2, terminalOutputText } from "../session/reduce-v2.js";
+
 /** The protocol version this entry speaks: ACP v2 (a draft). */
 export const PROTOCOL_VERSION_V2 = 2;
