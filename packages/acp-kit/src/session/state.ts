@@ -194,7 +194,7 @@ export interface AgentTerminal {
   readonly cwd: string | null;
   /**
    * The output as base64 pieces, oldest first: the last snapshot (`terminal_update`'s
-   * `output`) and the chunks after it. {@link terminalOutputText} decodes them.
+   * `output`) and the chunks after it. `terminalOutputText` (in `acp-kit/v2`) decodes them.
    */
   readonly output: readonly string[];
   /** Set once the process exited (`{exitCode?, signal?}`). */
