@@ -173,7 +173,8 @@ async function sessionMemory(
     runArgs = [
       ...cwd,
       "--url",
-      opts.url,
+      // target.label is the URL without its secrets (credentials, query values).
+      target.label,
       ...(opts.tokenEnv === undefined ? [] : ["--token-env", opts.tokenEnv]),
       ...(opts.remoteFs === true ? ["--remote-fs"] : []),
       ...(opts.remoteTerminal === true ? ["--remote-terminal"] : []),
@@ -537,14 +538,21 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
   program
     .command("remote-stdio", { hidden: true })
     .description("the --url bridge: ACP on stdio to a remote agent")
-    .argument("<url>")
+    .argument("<url>", "the endpoint (only shown, with --url-env)")
+    .option("--url-env <name>", "the environment variable holding the endpoint")
     .option("--token-env <name>")
     .option("--remote-fs")
     .option("--remote-terminal")
-    .action(async (url: string, opts: RemoteFlags) => {
+    .action(async (url: string, opts: RemoteFlags & { urlEnv?: string }) => {
       try {
         const { runRemoteStdio } = await import("./remote-target.js");
         process.exitCode = await runRemoteStdio(url, opts);
+        // Done: stdin is not read any more. A WebSocket's closing handshake may still be
+        // under way (exiting now would cut it, and the server would keep the connection
+        // for a resume); anything else left (a socket the server keeps open) may hold the
+        // process no longer than this.
+        process.stdin.destroy();
+        setTimeout(() => process.exit(), 1_500).unref();
       } catch (error) {
         fail(error);
       }
