@@ -17,6 +17,7 @@ import {
   type GroupLeader,
 } from "acp-kit/internal";
 import { ndJsonStream } from "acp-kit";
+import { signalExitCode } from "./signals.js";
 import { UsageError } from "./target.js";
 import { tokenFromEnv } from "./remote-target.js";
 import { isLoopbackHost } from "acp-kit/internal";
@@ -43,7 +44,7 @@ export interface ServeOptions {
   /** Where the URL goes (a line), and where notes go. */
   readonly out: NodeJS.WritableStream;
   readonly err: NodeJS.WritableStream;
-  /** Ends the server (default: SIGINT or SIGTERM). */
+  /** Ends the server (default: SIGINT, SIGTERM or SIGHUP). */
   readonly signal?: AbortSignal;
 }
 
@@ -55,8 +56,15 @@ export async function runServe(options: ServeOptions): Promise<number> {
       `Refusing to listen on ${options.host} without a token: anyone who can reach it could run the agent. Set one with --token-env NAME, or listen on 127.0.0.1.`,
     );
   }
+  // The agents still running (or being ended), each with a promise of its end.
+  const agents = new Set<Promise<void>>();
   const server = createAcpNodeServer({
-    agent: (stream, context) => startAgentProcess(options, stream, context),
+    agent: (stream, context) => {
+      const agent = startAgentProcess(options, stream, context);
+      const ended = agent.ended.finally(() => agents.delete(ended));
+      agents.add(ended);
+      return { closed: agent.closed };
+    },
     ...(token === undefined ? {} : { authenticate: bearerTokenAuth(token) }),
     resumable: options.resumable,
     idleTimeoutMs: options.idleTimeoutMs,
@@ -69,25 +77,44 @@ export async function runServe(options: ServeOptions): Promise<number> {
   options.err.write(
     `acp-kit: serving "${[options.command, ...options.args].join(" ")}" at ${url} (HTTP and WebSocket; one agent per connection${token === undefined ? "" : "; bearer token required"})\n`,
   );
+  const stopSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  let stopping = false;
+  let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
   await new Promise<void>((resolve) => {
     if (options.signal !== undefined) {
       if (options.signal.aborted) resolve();
       else options.signal.addEventListener("abort", () => resolve(), { once: true });
       return;
     }
-    process.once("SIGINT", () => resolve());
-    process.once("SIGTERM", () => resolve());
+    // SIGHUP too: a closed terminal or a dropped ssh session must not leave agents behind.
+    // A second signal while stopping exits at once; the exit hook kills what still runs.
+    onSignal = (signal) => {
+      if (stopping) process.exit(signalExitCode(signal));
+      stopping = true;
+      resolve();
+    };
+    for (const signal of stopSignals) process.on(signal, onSignal);
   });
-  await server.close();
+  stopping = true;
+  try {
+    await server.close();
+    // Each connection's agent got SIGTERM when its connection closed: wait for them.
+    await Promise.all([...agents]);
+  } finally {
+    if (onSignal !== undefined) for (const signal of stopSignals) process.off(signal, onSignal);
+  }
   return 0;
 }
 
-/** Starts the agent of one connection and joins its stdio to the connection's stream. */
+/**
+ * Starts the agent of one connection and joins its stdio to the connection's stream.
+ * `closed`: the agent exited; `ended`: its whole process group is gone as well.
+ */
 function startAgentProcess(
   options: ServeOptions,
   stream: Stream,
   context: AcpAgentContext,
-): { closed: Promise<void> } {
+): { closed: Promise<void>; ended: Promise<void> } {
   const child = spawn(options.command, [...options.args], {
     detached: USES_PROCESS_GROUPS,
     stdio: ["pipe", "pipe", "inherit"],
@@ -119,11 +146,19 @@ function startAgentProcess(
     hasExited: () => exitedFlag,
     killLeader: (signal) => child.kill(signal),
   };
-  const stop = (): void => {
-    if (pid === undefined) return;
-    void endProcessGroup(leader, { graceMs: 2_000 });
+  let ending: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    if (pid === undefined) return exited;
+    ending ??= endProcessGroup(leader, { graceMs: 2_000 });
+    return ending;
   };
-  if (context.signal.aborted) stop();
-  else context.signal.addEventListener("abort", stop, { once: true });
-  return { closed: exited };
+  if (context.signal.aborted) void stop();
+  else context.signal.addEventListener("abort", () => void stop(), { once: true });
+  // Ended: its connection closed and its group is gone, or it exited with its connection open.
+  const ended = new Promise<void>((resolve) => {
+    const done = (): void => void stop().then(resolve, resolve);
+    if (context.signal.aborted) done();
+    else context.signal.addEventListener("abort", done, { once: true });
+  });
+  return { closed: exited, ended };
 }
