@@ -9,7 +9,7 @@ import { join } from "node:path";
 
 export const repoRoot = new URL("../../", import.meta.url).pathname;
 export const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
-const remoteAgent = [
+export const remoteAgent = [
   process.execPath,
   join(repoRoot, "test", "cli", "fixtures", "remote-agent.mjs"),
 ];
@@ -23,16 +23,19 @@ export interface Served {
   readonly exited: Promise<number | string>;
 }
 
-/** Starts `serve` on a free loopback port for the remote-agent fixture; resolves with its URL. */
+/**
+ * Starts `serve` on a free loopback port for `agent` (default: the remote-agent fixture, as
+ * a command after `--`); resolves with its URL.
+ */
 export async function serve(
   extra: string[] = [],
   env: Record<string, string> = {},
+  agent: string[] = ["--", ...remoteAgent],
 ): Promise<Served> {
-  const child = spawn(
-    process.execPath,
-    [cli, "serve", "--port", "0", ...extra, "--", ...remoteAgent],
-    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, [cli, "serve", "--port", "0", ...extra, ...agent], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const exited = new Promise<number | string>((resolve) =>
     child.once("exit", (code, signal) => resolve(code ?? signal ?? "?")),
   );

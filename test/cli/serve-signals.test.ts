@@ -1,11 +1,23 @@
 /**
  * `serve` and its agents, with real processes: SIGHUP ends the agents (a dropped ssh
- * session must not leave them behind), and SIGTERM stops the server even when a WebSocket
- * client ignores the close frame.
+ * session must not leave them behind), SIGTERM stops the server even when a WebSocket
+ * client ignores the close frame, and the agent does not get the server's token.
  */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { alive, hangingPrompt, killLeftovers, leftovers, serve, stop } from "./remote-harness.js";
+import {
+  alive,
+  hangingPrompt,
+  killLeftovers,
+  leftovers,
+  remoteAgent,
+  runCli,
+  serve,
+  stop,
+} from "./remote-harness.js";
 
 afterAll(killLeftovers);
 
@@ -76,6 +88,51 @@ describe("serve stops on signals", { timeout: 120_000 }, () => {
     } finally {
       socket.destroy();
       await stop(served);
+    }
+  });
+});
+
+describe("serve --token-env", { timeout: 60_000 }, () => {
+  it("the agent does not get the token's variable", async () => {
+    const env = { ACP_TEST_TOKEN: "s3cret-token" };
+    const served = await serve(["--token-env", "ACP_TEST_TOKEN"], env);
+    try {
+      const result = await runCli(
+        ["prompt", "--url", served.url, "--token-env", "ACP_TEST_TOKEN", "hello"],
+        { env },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("ACP_TEST_TOKEN unset");
+    } finally {
+      await stop(served);
+    }
+  });
+
+  it("a named agent still gets its own variables", async () => {
+    const config = mkdtempSync(join(tmpdir(), "acp-kit-agents-"));
+    try {
+      mkdirSync(join(config, "acp-kit"));
+      const [command, script] = remoteAgent;
+      writeFileSync(
+        join(config, "acp-kit", "agents.json"),
+        JSON.stringify({
+          agents: { fixture: { command, args: [script, "ACP_OWN"], env: { ACP_OWN: "mine" } } },
+        }),
+      );
+      const env = { XDG_CONFIG_HOME: config, ACP_TEST_TOKEN: "s3cret-token" };
+      const served = await serve(["--token-env", "ACP_TEST_TOKEN"], env, ["fixture"]);
+      try {
+        const result = await runCli(
+          ["prompt", "--url", served.url, "--token-env", "ACP_TEST_TOKEN", "hello"],
+          { env },
+        );
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain("ACP_OWN set");
+      } finally {
+        await stop(served);
+      }
+    } finally {
+      rmSync(config, { recursive: true, force: true });
     }
   });
 });

@@ -512,13 +512,14 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
         try {
           if (words.length === 0) throw new UsageError("Give the agent's command after `--`.");
           // A named agent or registry id (`acp-kit serve codex-acp`), or a command after `--`;
-          // each connection's agent inherits this process's environment.
+          // each connection's agent gets this process's environment and the agent's own
+          // variables, not the token's (see runServe).
           const target = await agentTarget(words);
-          Object.assign(process.env, target.env);
           const { runServe } = await import("./serve-command.js");
           process.exitCode = await runServe({
             command: target.command,
             args: target.args,
+            ...(target.env === undefined ? {} : { env: target.env }),
             ...(target.windowsVerbatimArguments === true ? { windowsVerbatimArguments: true } : {}),
             host: opts.host,
             port: opts.port,

@@ -33,8 +33,13 @@ export interface ServeOptions {
   readonly host: string;
   /** The port (0: any free one). */
   readonly port: number;
-  /** The environment variable holding the bearer token clients must send. */
+  /**
+   * The environment variable holding the bearer token clients must send (read from this
+   * process's environment; the agents do not get it).
+   */
   readonly tokenEnv?: string;
+  /** Variables the agent needs besides this process's (a registry agent's `env`). */
+  readonly env?: Readonly<Record<string, string>>;
   /** End a connection (and its agent) idle this long, in ms (default 600000). */
   readonly idleTimeoutMs: number;
   /** Keep sent messages so that clients can resume after a drop (default on). */
@@ -58,9 +63,10 @@ export async function runServe(options: ServeOptions): Promise<number> {
   }
   // The agents still running (or being ended), each with a promise of its end.
   const agents = new Set<Promise<void>>();
+  const env = agentEnv(options);
   const server = createAcpNodeServer({
     agent: (stream, context) => {
-      const agent = startAgentProcess(options, stream, context);
+      const agent = startAgentProcess(options, env, stream, context);
       const ended = agent.ended.finally(() => agents.delete(ended));
       agents.add(ended);
       return { closed: agent.closed };
@@ -107,15 +113,33 @@ export async function runServe(options: ServeOptions): Promise<number> {
 }
 
 /**
+ * The agents' environment: this process's without the variable holding the server's
+ * token (the agent has no use for it, and anything it runs could read it), then the
+ * agent's own variables (`env`).
+ */
+function agentEnv(options: ServeOptions): NodeJS.ProcessEnv {
+  const { tokenEnv } = options;
+  // Windows' variable names ignore case.
+  const same = (name: string): boolean =>
+    process.platform === "win32"
+      ? name.toUpperCase() === tokenEnv?.toUpperCase()
+      : name === tokenEnv;
+  const inherited = Object.entries(process.env).filter(([name]) => !same(name));
+  return { ...Object.fromEntries(inherited), ...options.env };
+}
+
+/**
  * Starts the agent of one connection and joins its stdio to the connection's stream.
  * `closed`: the agent exited; `ended`: its whole process group is gone as well.
  */
 function startAgentProcess(
   options: ServeOptions,
+  env: NodeJS.ProcessEnv,
   stream: Stream,
   context: AcpAgentContext,
 ): { closed: Promise<void>; ended: Promise<void> } {
   const child = spawn(options.command, [...options.args], {
+    env,
     detached: USES_PROCESS_GROUPS,
     stdio: ["pipe", "pipe", "inherit"],
     windowsHide: true,
