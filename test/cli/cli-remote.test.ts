@@ -81,6 +81,26 @@ describe("remote failures are named as what they are", { timeout: 120_000 }, () 
     }
   });
 
+  it("check --url: a refused connection is 33 and a 401 is 20, not a non-conformant agent", async () => {
+    const port = await closedPort();
+    const refused = await runCli(["check", "--url", `http://127.0.0.1:${port}/acp`]);
+    expect(refused.code).toBe(33);
+    expect(refused.stdout).not.toMatch(/NOT CONFORMANT/);
+    // (The progress lines before it say what the checks saw: the bridge process exiting.)
+    expect(refused.stderr.trim().split("\n").pop()).toMatch(
+      /^acp-kit: The connection to the remote agent at \S+ failed: /,
+    );
+    const env = { ACP_TEST_TOKEN: "s3cret-token" };
+    const served = await serve(["--token-env", "ACP_TEST_TOKEN"], env);
+    try {
+      const unauthorized = await runCli(["check", "--url", served.url], { env });
+      expect(unauthorized.code).toBe(20);
+      expect(unauthorized.stderr).toMatch(/refused the credentials .*HTTP 401/);
+    } finally {
+      await stop(served);
+    }
+  });
+
   it("HTTP 401: the login exit code (20), and what to check", async () => {
     const env = { ACP_TEST_TOKEN: "s3cret-token", WRONG_TOKEN: "not-the-token" };
     const served = await serve(["--token-env", "ACP_TEST_TOKEN"], env);
