@@ -195,7 +195,8 @@ function plainWords(message: string): string {
 /**
  * Whether a response is one the transport made for a request it could not deliver or
  * whose answer it lost (see `connectHttp`): code -32603, `data` with only `reason` (the
- * error's name), and `status` or `stream`.
+ * error's name: `Error`, `TypeError`, `HttpStatusError`...), and `status` or `stream`.
+ * (A remote agent could send the same shape; it would only be named a transport failure.)
  */
 function isTransportAnswer(message: AnyMessage): boolean {
   if (!("error" in message) || message.error.code !== TRANSPORT_ERROR_CODE) return false;
@@ -204,6 +205,7 @@ function isTransportAnswer(message: AnyMessage): boolean {
   const record = data as Record<string, unknown>;
   return (
     typeof record.reason === "string" &&
+    record.reason.endsWith("Error") &&
     Object.keys(record).every((key) => key === "reason" || key === "status" || key === "stream")
   );
 }
