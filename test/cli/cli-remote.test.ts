@@ -174,7 +174,7 @@ describe("--url never shows the URL's secrets", { timeout: 120_000 }, () => {
     clean(ok.stdout + ok.stderr);
   });
 
-  it("not in run's resume hint nor in the session list", async () => {
+  it("not in run's resume hint nor in the session list (and run --url ends its agent)", async () => {
     const state = join(dir, "state");
     const result = await runCli(
       ["run", "--plain", "--url", withSecrets(served.url, false), "--token-env", "ACP_TEST_TOKEN"],
@@ -183,6 +183,10 @@ describe("--url never shows the URL's secrets", { timeout: 120_000 }, () => {
     clean(result.stdout + result.stderr);
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/To resume this session: .*--url .*token=\*\*\*/);
+    // run --url closed its connection too: the agent behind serve is gone.
+    const pid = agentPid(result.stdout);
+    leftovers.push(pid);
+    expect(await waitFor(() => !alive(pid))).toBe(true);
     const files = readdirSync(state);
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) clean(readFileSync(join(state, file), "utf8"));
