@@ -129,8 +129,9 @@ function agentEnv(options: ServeOptions): NodeJS.ProcessEnv {
 }
 
 /**
- * Starts the agent of one connection and joins its stdio to the connection's stream.
- * `closed`: the agent exited; `ended`: its whole process group is gone as well.
+ * Starts the agent of one connection and joins its stdio to the connection's stream; its
+ * process group is ended when the connection closes. `closed`: the agent exited;
+ * `ended`: the connection closed and the whole group is gone.
  */
 function startAgentProcess(
   options: ServeOptions,
@@ -176,13 +177,11 @@ function startAgentProcess(
     ending ??= endProcessGroup(leader, { graceMs: 2_000 });
     return ending;
   };
-  if (context.signal.aborted) void stop();
-  else context.signal.addEventListener("abort", () => void stop(), { once: true });
-  // Ended: its connection closed and its group is gone, or it exited with its connection open.
+  // Ended: its connection has closed, and its whole group is gone.
   const ended = new Promise<void>((resolve) => {
-    const done = (): void => void stop().then(resolve, resolve);
-    if (context.signal.aborted) done();
-    else context.signal.addEventListener("abort", done, { once: true });
+    const end = (): void => void stop().then(resolve, resolve);
+    if (context.signal.aborted) end();
+    else context.signal.addEventListener("abort", end, { once: true });
   });
   return { closed: exited, ended };
 }
