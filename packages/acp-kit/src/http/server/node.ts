@@ -239,10 +239,16 @@ function attach(
  */
 const SOCKET_CLOSE_GRACE_MS = 2_000;
 
-/** Waits until `sockets` have closed, at most `graceMs`; then drops those left. */
+/**
+ * Sends a close frame to each socket still open (one with no connection yet has had none),
+ * waits until all have closed, at most `graceMs`, then drops those left.
+ */
 async function closeSockets(sockets: ReadonlySet<WebSocket>, graceMs: number): Promise<void> {
   const open = [...sockets].filter((socket) => socket.readyState !== socket.CLOSED);
   if (open.length === 0) return;
+  for (const socket of open) {
+    if (socket.readyState === socket.OPEN) socket.close(1001, "Server shutting down");
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const closed = Promise.all(
     open.map(
@@ -324,7 +330,7 @@ export function createAcpNodeServer(options: AcpNodeServerOptions): AcpNodeServe
     },
     async close() {
       await handler.close();
-      // Close frames are out; a client that does not answer is dropped after the grace.
+      // A client that does not answer its close frame is dropped after the grace.
       await closeSockets(attached.sockets, SOCKET_CLOSE_GRACE_MS);
       attached.detach();
       server.closeAllConnections();
