@@ -8,6 +8,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import {
   alive,
   hangingPrompt,
@@ -87,6 +88,26 @@ describe("serve stops on signals", { timeout: 120_000 }, () => {
       expect(exit).toBe(0);
     } finally {
       socket.destroy();
+      await stop(served);
+    }
+  });
+});
+
+describe("serve stops: a WebSocket without initialize", { timeout: 60_000 }, () => {
+  it("gets a close frame (1001), not a dropped socket", async () => {
+    const served = await serve();
+    try {
+      const socket = new WebSocket(served.url.replace("http:", "ws:"));
+      await new Promise((resolve, reject) => {
+        socket.once("open", resolve);
+        socket.once("error", reject);
+      });
+      const closed = new Promise<number>((resolve) => socket.once("close", resolve));
+      served.child.kill("SIGTERM");
+      // Before: no close frame for a socket with no connection; dropped after the grace (1006).
+      expect(await closed).toBe(1001);
+      expect(await served.exited).toBe(0);
+    } finally {
       await stop(served);
     }
   });
