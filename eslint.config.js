@@ -60,7 +60,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["packages/acp-kit/src/schema/*.gen.ts"],
+    files: ["packages/acp-kit/src/schema/**/*.gen.ts"],
     rules: {
       "@typescript-eslint/no-unnecessary-condition": "off",
       "@typescript-eslint/no-redundant-type-constituents": "off",

@@ -11,6 +11,7 @@ const entries = [
   ["node", "acp-kit-node"],
   ["testing", "acp-kit-testing"],
   ["http", "acp-kit-http"],
+  ["v2", "acp-kit-v2"],
 ];
 let failed = false;
 for (const [entry, report] of entries) {

@@ -12,6 +12,7 @@ export default defineConfig([
       testing: "src/testing/index.ts",
       http: "src/http/index.ts",
       internal: "src/internal.ts",
+      v2: "src/v2/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

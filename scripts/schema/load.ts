@@ -3,6 +3,7 @@
  * the classic extract, see extract-classic.ts) and works out which definitions,
  * properties and union variants exist only in the unstable one.
  */
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -28,7 +29,9 @@ export interface SchemaObject {
   minimum?: number;
   maximum?: number;
   minLength?: number;
+  minItems?: number;
   format?: string;
+  contentEncoding?: string;
   title?: string;
   description?: string;
   default?: unknown;
@@ -43,9 +46,16 @@ export interface SchemaObject {
   "x-deserialize-default-on-null"?: boolean;
 }
 
+/** The protocol versions whose schema files the pinned SDK ships. */
+export type SchemaVersion = "v1" | "v2";
+
 /** Both schema files, parsed, with the pinned SDK version they came from. */
 export interface LoadedSchemas {
   readonly sdkVersion: string;
+  /** Which protocol version's files these are. */
+  readonly version: SchemaVersion;
+  /** `schema.json` and `schema.unstable.json` with the sha256 of each, as read. */
+  readonly files: readonly { readonly name: string; readonly sha256: string }[];
   readonly stable: Record<string, SchemaObject>;
   readonly unstable: Record<string, SchemaObject>;
   readonly stableRoot: SchemaObject;
@@ -119,7 +129,9 @@ export const KNOWN_KEYWORDS = new Set([
   "minimum",
   "maximum",
   "minLength",
+  "minItems",
   "format",
+  "contentEncoding",
   "title",
   "description",
   "default",
@@ -133,22 +145,41 @@ export const KNOWN_KEYWORDS = new Set([
   "x-deserialize-default-on-null",
 ]);
 
-/** Reads the schema files of the pinned `@agentclientprotocol/sdk` dev dependency. */
-export function loadSchemas(): LoadedSchemas {
+/** The pinned SDK's v2 `schema.unstable.json`, as shipped (for tests). */
+export function loadUnstableSchemaV2(): RawSchemaFile {
   const require = createRequire(import.meta.url);
-  const schemaDir = dirname(require.resolve("@agentclientprotocol/sdk/schema/v1/schema.json"));
+  const file = require.resolve("@agentclientprotocol/sdk/schema/v2/schema.unstable.json");
+  return JSON.parse(readFileSync(file, "utf8")) as RawSchemaFile;
+}
+
+/**
+ * Reads the schema files of the pinned `@agentclientprotocol/sdk` dev dependency: v1's
+ * with the classic extract merged into the unstable one, v2's as shipped.
+ */
+export function loadSchemas(version: SchemaVersion = "v1"): LoadedSchemas {
+  const require = createRequire(import.meta.url);
+  const schemaDir = dirname(
+    require.resolve(`@agentclientprotocol/sdk/schema/${version}/schema.json`),
+  );
   const pkgPath = join(schemaDir, "..", "..", "package.json");
   const pkg = JSON.parse(readFileSync(pkgPath, "utf8")) as { version: string };
-  const read = (file: string): RawSchemaFile =>
-    JSON.parse(readFileSync(join(schemaDir, file), "utf8")) as RawSchemaFile;
+  const files: { name: string; sha256: string }[] = [];
+  const read = (file: string): RawSchemaFile => {
+    const text = readFileSync(join(schemaDir, file), "utf8");
+    files.push({ name: file, sha256: createHash("sha256").update(text).digest("hex") });
+    return JSON.parse(text) as RawSchemaFile;
+  };
   const stable = read("schema.json");
-  const unstable = mergeClassic(read("schema.unstable.json"));
+  const shipped = read("schema.unstable.json");
+  const unstable = version === "v1" ? mergeClassic(shipped) : shipped;
   // Only definitions are compiled; the root message envelopes are not.
   for (const file of [stable, unstable]) {
     for (const [name, def] of Object.entries(file.$defs)) checkKeywords(def, `#/$defs/${name}`);
   }
   return {
     sdkVersion: pkg.version,
+    version,
+    files,
     stable: stable.$defs,
     unstable: unstable.$defs,
     stableRoot: stable,

@@ -9,8 +9,8 @@
  * The semantics follow JSON Schema 2020-12 exactly for the keywords used (a property test
  * compares the result with ajv on generated and mutated instances). Two decisions are
  * ours and are mirrored in that test's ajv set-up: integer `format`s (`int32`, `uint16`,
- * `uint32`, `int64`, `uint64`) assert their range, while `double` and `uri` are
- * annotations only.
+ * `uint32`, `int64`, `uint64`) assert their range, while `double`, `uri`, `regex` and `date-time` are
+ * annotations only, as is `contentEncoding`.
  */
 import { branchTag, refName, type SchemaNode, type SchemaObject } from "./load.ts";
 
@@ -38,7 +38,7 @@ const INT_FORMATS: Record<string, [number, number]> = {
   int64: [-(2 ** 63), 2 ** 63 - 1],
   uint64: [0, 2 ** 64 - 1],
 };
-const ANNOTATION_FORMATS = new Set(["double", "uri"]);
+const ANNOTATION_FORMATS = new Set(["double", "uri", "regex", "date-time"]);
 
 /** Unions whose unknown tags pass through (outside strict mode) instead of failing. */
 export const OPEN_UNIONS: Readonly<Record<string, string>> = {
@@ -105,6 +105,9 @@ export class ValidatorCompiler {
   }
 
   /** Compiles a definition (once) and returns its function name. */
+  /** Definitions compiled to a function that accepts every value. */
+  private readonly alwaysDefs = new Set<string>();
+
   compileDef(name: string): string {
     const fn = ValidatorCompiler.defFunction(name);
     if (this.compiledDefs.has(name)) return fn;
@@ -113,6 +116,7 @@ export class ValidatorCompiler {
     if (def === undefined) throw new Error(`Unknown definition ${name}`);
     const check = this.compile(def, name);
     if (check.always === true) {
+      this.alwaysDefs.add(name);
       this.functions.push(
         `function ${fn}(_v: any, _p: string | undefined): boolean {\n  return true;\n}`,
       );
@@ -265,6 +269,8 @@ export class ValidatorCompiler {
   private refCheck(ref: string): Check {
     const name = refName(ref);
     const fn = this.compileDef(name);
+    // A definition that accepts everything (v2's `ErrorData`) is no check at all.
+    if (this.alwaysDefs.has(name)) return TRUE_CHECK;
     return { inv: (x, q) => `${fn}(${x}, ${q})`, types: this.typesOfDef(name) };
   }
 
@@ -315,6 +321,16 @@ export class ValidatorCompiler {
         types: all,
       });
     }
+    if (node.minItems !== undefined) {
+      const m = node.minItems;
+      out.push({
+        inv: (x) => `(!Array.isArray(${x}) || ${x}.length >= ${m})`,
+        msg: `must have at least ${m} item${m === 1 ? "" : "s"}`,
+        types: all,
+      });
+    }
+    // `contentEncoding` (base64 in v2) is an annotation in JSON Schema 2020-12, as in ajv:
+    // the value is checked as a string, its encoding is the reader's business.
     if (node.format !== undefined) {
       const range = INT_FORMATS[node.format];
       if (range !== undefined) {

@@ -5,7 +5,7 @@
  * id, `agents remove` removes it, and an unknown word is a usage error.
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { packTar } from "modern-tar";
@@ -157,5 +157,138 @@ describe.skipIf(process.platform === "win32")("registry ids on the command line"
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('No agent named "no-such-agent"');
     expect(unknown.stderr).toContain("nor a registry id");
+  }, 120_000);
+
+  it("removes nothing outside the cache, says why an id is unknown, and prints no escapes", async () => {
+    const home = testTempDir("acp-cli-home-");
+    const cacheDir = join(home, ".cache", "acp-kit");
+    mkdirSync(join(cacheDir, "agents"), { recursive: true });
+    writeFileSync(join(home, "precious.txt"), "keep me");
+    const env = {
+      ACP_REGISTRY_URL: `${server.url}/registry.json`,
+      ACP_KIT_CACHE_DIR: cacheDir,
+      XDG_CONFIG_HOME: testTempDir("acp-cli-config-"),
+    };
+    for (const id of ["../..", "..", "../../.."]) {
+      const removed = await run(["agents", "remove", id], env);
+      expect(removed.code).toBe(2);
+      expect(removed.stderr).toContain("is not a registry id");
+    }
+    expect(readFileSync(join(home, "precious.txt"), "utf8")).toBe("keep me");
+    expect(existsSync(join(cacheDir, "agents"))).toBe(true);
+
+    // A registry that cannot be fetched: the message says so, and what was searched.
+    const down = await run(["prompt", "hi", "no-such-agent"], {
+      ...env,
+      ACP_REGISTRY_URL: "http://127.0.0.1:1/registry.json",
+    });
+    expect(down.code).toBe(2);
+    expect(down.stderr).toContain("nor a registry id");
+    expect(down.stderr).toContain("The registry could not be fetched");
+    expect(down.stderr).toContain("the snapshot shipped with acp-kit was searched instead");
+
+    // Names from a registry never carry escape sequences to the terminal.
+    server.files.set("/registry.json", {
+      type: "application/json",
+      body: JSON.stringify({
+        version: "1.0.0",
+        agents: [
+          {
+            id: "sneaky",
+            name: "Sneaky\u001b]0;pwned\u0007\u001b[2J Agent",
+            version: "1.0.0",
+            description: "clears your screen",
+            distribution: { npx: { package: "sneaky-agent" } },
+          },
+        ],
+      }),
+    });
+    const listed = await run(["agents"], env);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^sneaky\s+Sneaky Agent\s+1\.0\.0\s+npx\s+no$/m);
+    expect(listed.stdout).not.toContain("\u001b");
+    expect(listed.stdout).not.toContain("\u0007");
+  }, 60_000);
+
+  it("serve: a registry entry's env never chooses the server's token", async () => {
+    const platform = registryPlatform();
+    if (platform === undefined) throw new Error("no registry platform here");
+    const script = `#!/bin/sh\nexec "${process.execPath}" "${scriptedAgent}" --no-delays "${scenario}" "$@"\n`;
+    const tar = await packTar([
+      {
+        header: { name: "bin/agent", type: "file", size: Buffer.byteLength(script), mode: 0o755 },
+        body: script,
+      },
+    ]);
+    server.files.set("/scripted.tar.gz", { body: gzipSync(tar) });
+    server.files.set("/registry.json", {
+      type: "application/json",
+      body: JSON.stringify({
+        version: "1.0.0",
+        agents: [
+          {
+            id: "scripted",
+            name: "Scripted Agent",
+            version: "1.2.3",
+            description: "the scripted agent",
+            distribution: {
+              binary: {
+                [platform]: {
+                  archive: `${server.url}/scripted.tar.gz`,
+                  cmd: "./bin/agent",
+                  env: { SERVE_TOKEN: "chosen-by-the-registry" },
+                },
+              },
+            },
+          },
+        ],
+      }),
+    });
+    const env = {
+      ACP_REGISTRY_URL: `${server.url}/registry.json`,
+      ACP_KIT_CACHE_DIR: testTempDir("acp-cli-cache-"),
+      XDG_CONFIG_HOME: testTempDir("acp-cli-config-"),
+    };
+    // Without a token of its own, serve does not take the registry's.
+    const unset = await run(
+      ["serve", "--port", "0", "--token-env", "SERVE_TOKEN", "scripted"],
+      env,
+    );
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toContain("SERVE_TOKEN is not set");
+
+    const serve = spawn(
+      process.execPath,
+      [cli, "serve", "--port", "0", "--token-env", "SERVE_TOKEN", "scripted"],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, NO_COLOR: "1", ...env, SERVE_TOKEN: "the-servers-own" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        serve.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk;
+          if (out.includes("\n")) resolve(out.split("\n")[0]!.trim());
+        });
+        serve.once("exit", (code) => reject(new Error(`serve exited with ${String(code)}`)));
+      });
+      const theirs = await run(["prompt", "--url", url, "--token-env", "T", "please stream"], {
+        ...env,
+        T: "chosen-by-the-registry",
+      });
+      expect(theirs.code).not.toBe(0);
+      expect(theirs.stdout).toBe("");
+      const own = await run(["prompt", "--url", url, "--token-env", "T", "please stream"], {
+        ...env,
+        T: "the-servers-own",
+      });
+      expect(own.stdout).toBe("one two three four five\n");
+      expect(own.code, own.stderr).toBe(0);
+    } finally {
+      serve.kill("SIGTERM");
+    }
   }, 120_000);
 });

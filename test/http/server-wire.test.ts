@@ -2,6 +2,7 @@
  * acp-kit's HTTP server on the wire: status codes, stream routing, security and limits,
  * over real sockets on 127.0.0.1.
  */
+import { request as httpRequest, type IncomingMessage } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { memoryStreamPair, type AgentSideConnection } from "../../packages/acp-kit/src/index.js";
@@ -63,6 +64,26 @@ describe("status codes (as the official SDK 2.4.0 answers them)", () => {
     );
     expect(unknown.status).toBe(404);
     expect((await fetch(url, { method: "PUT" })).status).toBe(405);
+  });
+
+  it("other methods: 405 with Allow, TRACE too (no Request can carry it), bodies unread", async () => {
+    const { url } = await serve({ maxBodyBytes: 1024 });
+    const raw = (method: string, body?: string): Promise<IncomingMessage> =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest(url, { method }, resolve);
+        req.on("error", reject);
+        req.end(body);
+      });
+    for (const method of ["TRACE", "PUT", "PATCH", "OPTIONS", "HEAD"]) {
+      // A PUT over maxBodyBytes is 405, not 413: the body of a refused method is not read.
+      const response = await raw(method, method === "PUT" ? "x".repeat(4096) : undefined);
+      response.resume();
+      expect([method, response.statusCode, response.headers.allow]).toEqual([
+        method,
+        405,
+        "GET, POST, DELETE",
+      ]);
+    }
   });
 
   it("initialize: 200 with Acp-Connection-Id and the transport advertisement; a second one is 400", async () => {

@@ -406,12 +406,12 @@ describe("binary distributions", () => {
     expect(dirs.size).toBe(1);
     const [dir] = [...dirs] as [string];
     expect(readFileSync(join(dir, "files", "bin", "agent"))).toEqual(agentScript);
-    expect(readdirSync(join(cacheDir, "agents", "race"))).toEqual(["binary-1.0.0"]);
+    expect(readdirSync(join(cacheDir, "agents", "race"))).toEqual([`binary-1.0.0-${here}`]);
 
     // A refresh replaces the install in one step.
     const again = await installAgent(agent, "binary", { cacheDir, refresh: true });
     expect(again.dir).toBe(dir);
-    expect(readdirSync(join(cacheDir, "agents", "race"))).toEqual(["binary-1.0.0"]);
+    expect(readdirSync(join(cacheDir, "agents", "race"))).toEqual([`binary-1.0.0-${here}`]);
   });
 
   it("says clearly when the platform has no binary or the archive lacks the program", async () => {

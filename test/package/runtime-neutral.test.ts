@@ -1,11 +1,11 @@
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 
-describe("the root entry", () => {
+describe.each(["index", "v2/index"])("the runtime-neutral entry src/%s.ts", (entry) => {
   it("bundles for a browser without any Node built-in", async () => {
     // esbuild refuses to resolve node:* and Node built-ins for the browser platform.
     const result = await build({
-      entryPoints: [new URL("../../packages/acp-kit/src/index.ts", import.meta.url).pathname],
+      entryPoints: [new URL(`../../packages/acp-kit/src/${entry}.ts`, import.meta.url).pathname],
       bundle: true,
       platform: "browser",
       format: "esm",

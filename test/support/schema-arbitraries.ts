@@ -6,7 +6,10 @@
  */
 import Ajv2020 from "ajv/dist/2020.js";
 import fc from "fast-check";
-import { loadMergedUnstableSchema } from "../../scripts/schema/load.js";
+import {
+  loadMergedUnstableSchema,
+  loadUnstableSchemaV2 as loadV2,
+} from "../../scripts/schema/load.js";
 
 /** A JSON Schema node as the ACP schema uses it. */
 export type SchemaNode = boolean | SchemaObject;
@@ -27,6 +30,7 @@ export interface SchemaObject {
   readonly minimum?: number;
   readonly maximum?: number;
   readonly minLength?: number;
+  readonly minItems?: number;
   readonly format?: unknown;
 }
 
@@ -43,6 +47,11 @@ export function loadUnstableSchema(): RootSchema {
   return loadMergedUnstableSchema();
 }
 
+/** Reads v2's `schema.unstable.json` of the pinned `@agentclientprotocol/sdk`, as shipped. */
+export function loadUnstableSchemaV2(): RootSchema {
+  return loadV2();
+}
+
 /** Integer formats assert their range (our decision, mirrored in the ajv set-up). */
 export const INTEGER_FORMATS: Readonly<Record<string, readonly [number, number]>> = {
   int32: [-(2 ** 31), 2 ** 31 - 1],
@@ -56,7 +65,8 @@ const SCHEMA_ID = "https://acp-kit.invalid/schema.unstable.json";
 
 /**
  * An ajv (draft 2020-12) validator for each definition, configured like our compiler:
- * integer formats assert their range, `double` and `uri` are annotations, unknown
+ * integer formats assert their range, `double`, `uri`, `regex` and `date-time` are
+ * annotations (as is `contentEncoding`), unknown
  * keywords (`discriminator`, `x-*`) are ignored.
  */
 export function createAjvReference(
@@ -71,6 +81,8 @@ export function createAjvReference(
   }
   ajv.addFormat("double", { type: "number", validate: () => true });
   ajv.addFormat("uri", true);
+  ajv.addFormat("regex", true);
+  ajv.addFormat("date-time", true);
   ajv.addSchema({ ...root, $id: SCHEMA_ID });
   const cache = new Map<string, (value: unknown) => boolean>();
   return (name) => {
@@ -299,7 +311,10 @@ export class SchemaArbitraries {
         return type === "integer" ? integerArbitrary(lo, hi) : numberArbitrary(lo, hi);
       }
       case "array":
-        return fc.array(this.node(node.items ?? true, depth - 1), { maxLength: depth > 0 ? 3 : 0 });
+        return fc.array(this.node(node.items ?? true, depth - 1), {
+          minLength: node.minItems ?? 0,
+          maxLength: Math.max(node.minItems ?? 0, depth > 0 ? 3 : 0),
+        });
       case "object":
         return this.object(node, depth);
       default:

@@ -16,6 +16,7 @@ import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
 import type { SessionChoices } from "./session-options.js";
 import { resolveAgentTarget, UsageError, type AgentTarget } from "./target.js";
 import { remoteTarget, withRemoteOptions, type RemoteFlags } from "./remote-target.js";
+import { printable } from "./terminal-text.js";
 
 /**
  * Resolves the agent from a command's trailing words: a command, a name, or a registry id
@@ -94,11 +95,13 @@ function withPolicyOptions(command: Command): Command {
 }
 
 function fail(error: unknown): never {
+  // Messages quote registries, agents and servers: no escape sequence of theirs reaches the terminal.
   if (error instanceof UsageError || error instanceof AgentsConfigError) {
-    process.stderr.write(`acp-kit: ${error.message}\n`);
+    process.stderr.write(`acp-kit: ${printable(error.message, true)}\n`);
     process.exit(ExitCodes.USAGE);
   }
-  process.stderr.write(`acp-kit: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`acp-kit: ${printable(message, true)}\n`);
   process.exit(ExitCodes.FAILURE);
 }
 
@@ -515,11 +518,19 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
           // each connection's agent gets this process's environment and the agent's own
           // variables, not the token's (see runServe).
           const target = await agentTarget(words);
+          // The agent's own variables (a named or registry agent's) add to this environment,
+          // never replace one of it, and never set the variable that holds the server's
+          // token (runServe also keeps that variable from the agents).
+          const agentEnv = Object.fromEntries(
+            Object.entries(target.env ?? {}).filter(
+              ([name]) => name !== opts.tokenEnv && process.env[name] === undefined,
+            ),
+          );
           const { runServe } = await import("./serve-command.js");
           process.exitCode = await runServe({
             command: target.command,
             args: target.args,
-            ...(target.env === undefined ? {} : { env: target.env }),
+            env: agentEnv,
             ...(target.windowsVerbatimArguments === true ? { windowsVerbatimArguments: true } : {}),
             host: opts.host,
             port: opts.port,

@@ -25,6 +25,7 @@ import { endOnSignals, signalExitCode } from "./signals.js";
 import type { SessionChoices } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
 import type { PermissionPolicy } from "acp-kit/node";
+import { printable } from "./terminal-text.js";
 
 /** Options of {@link runPromptCommand}. */
 export interface PromptCommandOptions {
@@ -238,7 +239,9 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     // How to go on with this session, for a person at a terminal (scripts read nothing new).
     const sessionId = remembering?.resumable();
     if (!json && sessionId !== undefined && options.sessions !== undefined && isTerminal(err)) {
-      err.write(`To resume this session: ${resumeCommand(options.sessions.memory, sessionId)}\n`);
+      err.write(
+        `To resume this session: ${printable(resumeCommand(options.sessions.memory, sessionId))}\n`,
+      );
     }
   }
 }

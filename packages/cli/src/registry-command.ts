@@ -11,12 +11,15 @@ import {
   installDir,
   loadRegistry,
   readInstall,
+  RegistryError,
   removeAgent,
   resolveAgent,
   type LoadedRegistry,
   type RegistryProgressListener,
 } from "acp-kit/node";
 import { agentProgramPath, agentsConfigPath, listAgents } from "./agents.js";
+import { UsageError } from "./target.js";
+import { printable } from "./terminal-text.js";
 
 /** A writable text stream with an optional TTY flag (stderr). */
 interface TextOut {
@@ -56,7 +59,7 @@ export function progressLine(out: TextOut): RegistryProgressListener {
           out.write(`\r\x1b[2K${text}`);
           drawn = true;
         } else if (event.received === 0) {
-          out.write(`acp-kit: downloading ${event.agent} from ${event.url}\n`);
+          out.write(`acp-kit: downloading ${event.agent} from ${printable(event.url)}\n`);
         }
         return;
       }
@@ -66,7 +69,7 @@ export function progressLine(out: TextOut): RegistryProgressListener {
         return;
       case "install":
         endLine();
-        out.write(`acp-kit: installing ${event.agent}: ${event.command}\n`);
+        out.write(`acp-kit: installing ${event.agent}: ${printable(event.command)}\n`);
         return;
       case "done":
         endLine();
@@ -92,9 +95,9 @@ async function registryRows(loaded: LoadedRegistry, cacheDir: string): Promise<R
       const installed =
         kind !== undefined && (await readInstall(installDir(cacheDir, agent, kind))) !== undefined;
       return {
-        id: agent.id,
-        name: agent.name,
-        version: agent.version,
+        id: printable(agent.id),
+        name: printable(agent.name),
+        version: printable(agent.version),
         distribution: kind ?? "none for this platform",
         installed,
       };
@@ -103,10 +106,11 @@ async function registryRows(loaded: LoadedRegistry, cacheDir: string): Promise<R
 }
 
 function sourceText(loaded: LoadedRegistry): string {
-  const why = loaded.fetchError === undefined ? "" : ` (could not fetch: ${loaded.fetchError})`;
+  const why =
+    loaded.fetchError === undefined ? "" : ` (could not fetch: ${printable(loaded.fetchError)})`;
   if (loaded.source === "snapshot") return `the snapshot shipped with acp-kit${why}`;
   const when = loaded.fetchedAt?.toISOString().replace(/\.\d+Z$/, "Z") ?? "";
-  return `${loaded.url}, ${loaded.source === "cache" ? "cached" : "fetched"} ${when}${why}`;
+  return `${printable(loaded.url)}, ${loaded.source === "cache" ? "cached" : "fetched"} ${when}${why}`;
 }
 
 function table(rows: readonly (readonly string[])[]): string {
@@ -184,9 +188,11 @@ export async function runAgentsInstall(
   const resolved = await resolveAgent(id, { refresh, onProgress: progressLine(process.stderr) });
   const { agent, distribution } = resolved;
   process.stdout.write(
-    `${agent.id} ${agent.version} (${distribution}) is installed in ${resolved.dir}\n`,
+    `${printable(`${agent.id} ${agent.version}`)} (${distribution}) is installed in ${resolved.dir}\n`,
   );
-  process.stdout.write(`It starts as: ${[resolved.command, ...resolved.args].join(" ")}\n`);
+  process.stdout.write(
+    `It starts as: ${printable([resolved.command, ...resolved.args].join(" "))}\n`,
+  );
   return 0;
 }
 
@@ -196,7 +202,15 @@ export async function runAgentsInstall(
  * @param id - The registry id.
  */
 export async function runAgentsRemove(id: string): Promise<number> {
-  const removed = await removeAgent(defaultCacheDir(), id);
+  let removed: boolean;
+  try {
+    removed = await removeAgent(defaultCacheDir(), id);
+  } catch (error) {
+    // Not an id (`../..`): nothing was touched, and the user mistyped.
+    if (error instanceof RegistryError && error.code === "invalid_entry")
+      throw new UsageError(error.message);
+    throw error;
+  }
   process.stdout.write(removed ? `Removed ${id}.\n` : `${id} was not installed.\n`);
   return 0;
 }

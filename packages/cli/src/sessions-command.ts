@@ -7,6 +7,7 @@
 import { agentKey, findSession, RecentSessions, type SessionRecord } from "./recent-sessions.js";
 import { age, shellWord } from "./session-memory.js";
 import { UsageError } from "./target.js";
+import { printable } from "./terminal-text.js";
 
 /** What to list: one agent in one directory, or everything. */
 export interface SessionsQuery {
@@ -63,7 +64,9 @@ export async function runSessionsList(options: SessionsListOptions): Promise<num
     options.out.write(`No remembered sessions${where}.\n`);
     return 0;
   }
-  options.out.write(formatRecords(records, options, options.now ?? new Date()) + "\n");
+  options.out.write(
+    printable(formatRecords(records, options, options.now ?? new Date()), true) + "\n",
+  );
   const first = records[0];
   if (first !== undefined) {
     options.out.write(
@@ -100,13 +103,15 @@ export async function runSessionsForget(options: SessionsForgetOptions): Promise
   }
   if (found.length > 1) {
     throw new UsageError(
-      `Session ${sessionId} is remembered for several agents or directories; name the agent, or run this in its directory.`,
+      `Session ${printable(sessionId)} is remembered for several agents or directories; name the agent, or run this in its directory.`,
     );
   }
   const [record] = found;
   if (record === undefined) return 0;
   await store.forget(record.agent, record.cwd, record.sessionId);
   await store.flush();
-  options.out.write(`Forgot session ${record.sessionId} (${record.agent}, ${record.cwd}).\n`);
+  options.out.write(
+    printable(`Forgot session ${record.sessionId} (${record.agent}, ${record.cwd}).`) + "\n",
+  );
   return 0;
 }

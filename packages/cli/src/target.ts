@@ -7,6 +7,7 @@
 import type { RegistryOptions } from "acp-kit/node";
 import type { RegistryProgressListener } from "acp-kit/node";
 import { findAgent, listAgents, type AgentLaunch } from "./agents.js";
+import { printable } from "./terminal-text.js";
 
 /** An agent to launch, with a label for humans. */
 export interface AgentTarget extends AgentLaunch {
@@ -100,16 +101,18 @@ export async function resolveAgentTarget(
         command: resolved.command,
         args: resolved.args,
         env: resolved.env,
-        description: `${resolved.agent.name} ${resolved.agent.version} (registry, ${resolved.distribution})`,
+        description: `${printable(`${resolved.agent.name} ${resolved.agent.version}`)} (registry, ${resolved.distribution})`,
         label: id,
         ...(resolved.windowsVerbatimArguments ? { windowsVerbatimArguments: true } : {}),
       };
     } catch (registryError) {
       if (registryError instanceof RegistryError && registryError.code === "unknown_agent") {
+        // The registry's message says which copy was searched, and why the network was not.
+        const detail = printable(registryError.message);
         throw new UsageError(
           error.message.replace(
             /\.( To run a command)/,
-            ", nor a registry id (see `acp-kit agents`).$1",
+            (_, rest: string) => `, nor a registry id (see \`acp-kit agents\`). ${detail}${rest}`,
           ),
         );
       }

@@ -9,6 +9,7 @@ import { failureText } from "../exit-codes.js";
 import { selectValues } from "../session-options.js";
 import { allCommands } from "./slash.js";
 import type { UiModel } from "./ui-model.js";
+import { printable } from "../terminal-text.js";
 
 function describeOption(option: SessionConfigOption): string {
   if (option.type === "boolean")
@@ -160,7 +161,7 @@ async function sessionsCommand(
         : sessions
             .map((s, i) =>
               [
-                `${s.sessionId === controller.sessionId ? "*" : " "} ${String(i + 1).padStart(2)}. ${s.sessionId}`,
+                `${s.sessionId === controller.sessionId ? "*" : " "} ${String(i + 1).padStart(2)}. ${printable(s.sessionId)}`,
                 s.title,
                 s.updatedAt,
               ]
@@ -260,7 +261,7 @@ export async function runClientCommand(
         return;
       case "new":
         await controller.openSession();
-        ui.notify("info", `New session ${controller.sessionId ?? ""}.`);
+        ui.notify("info", `New session ${printable(controller.sessionId ?? "")}.`);
         return;
       case "logout":
         await logoutCommand(controller, ui);

@@ -28,6 +28,7 @@ import { PlainTranscript } from "./plain-transcript.js";
 // Types only: the picker's module loads Ink, which must wait for FORCE_COLOR (see runLive).
 import type { SessionPick, SessionPickerSlot } from "./session-picker.js";
 import { UiModel } from "./ui-model.js";
+import { printable } from "../terminal-text.js";
 
 /** Options of {@link runInteractive}. */
 export interface RunOptions {
@@ -100,7 +101,9 @@ function printResume(
 ): void {
   const sessionId = remembering?.resumable();
   if (sessions === undefined || sessionId === undefined) return;
-  process.stderr.write(`To resume this session: ${resumeCommand(sessions.memory, sessionId)}\n`);
+  process.stderr.write(
+    `To resume this session: ${printable(resumeCommand(sessions.memory, sessionId))}\n`,
+  );
 }
 
 /** Runs the command; resolves with the exit code. */

@@ -14,6 +14,7 @@ export type Route = string | null;
 /** Limits a connection enforces. */
 export interface ConnectionLimits {
   readonly maxBufferedBytesPerStream: number;
+  readonly maxInboundBytesPerConnection: number;
   readonly maxOutputStallMs: number;
   readonly maxStreamsPerConnection: number;
   readonly idleTimeoutMs: number;
@@ -93,6 +94,14 @@ export function paramsSessionId(message: Record<string, unknown>): string | unde
   return typeof params.sessionId === "string" ? params.sessionId : undefined;
 }
 
+function closeQuietly(controller: ReadableStreamDefaultController<AnyMessage>): void {
+  try {
+    controller.close();
+  } catch {
+    // already closed or errored
+  }
+}
+
 /** See the module comment. */
 export class ServedConnection {
   readonly id: string;
@@ -118,6 +127,16 @@ export class ServedConnection {
   private readonly onClose: ConnectionInit["onClose"];
   private readonly abortController = new AbortController();
   private inbound: ReadableStreamDefaultController<AnyMessage> | undefined;
+  /** Client messages the agent has not read yet (from `inboundHead` on), with their sizes. */
+  private inboundQueue: { message: AnyMessage; size: number }[] = [];
+  private inboundHead = 0;
+  private inboundBytes = 0;
+  /** The agent waits in a read: the next message goes straight to it. */
+  private inboundPulling = false;
+  /** The agent cancelled its readable side: nothing more can reach it. */
+  private inboundCancelled = false;
+  /** Told each time the agent takes a queued message (the WebSocket resumes reading). */
+  private inboundListener: (() => void) | undefined;
   private initWaiter:
     | {
         key: string;
@@ -143,11 +162,25 @@ export class ServedConnection {
 
   /** The message stream handed to the agent factory. */
   createAgentStream(): Stream {
-    const readable = new ReadableStream<AnyMessage>({
-      start: (controller) => {
-        this.inbound = controller;
+    // Client messages wait in the connection's own queue, counted in bytes, and move into
+    // the stream only when the agent reads: so the server knows how much the agent left
+    // unread (see `hasInboundRoom`).
+    const readable = new ReadableStream<AnyMessage>(
+      {
+        start: (controller) => {
+          this.inbound = controller;
+        },
+        pull: () => this.pullInbound(),
+        cancel: () => {
+          this.inboundCancelled = true;
+          this.inboundQueue = [];
+          this.inboundHead = 0;
+          this.inboundBytes = 0;
+          this.inboundListener?.();
+        },
       },
-    });
+      { highWaterMark: 0 },
+    );
     const writable = new WritableStream<AnyMessage>({
       write: (message) => this.route(message),
       close: () => this.agentEnded(),
@@ -156,12 +189,66 @@ export class ServedConnection {
     return { readable, writable };
   }
 
-  /** Hands a client message to the agent. */
-  deliver(message: AnyMessage): void {
-    if (this.closed || this.inbound === undefined) throw new ConnectionClosedError();
+  /**
+   * Hands a client message to the agent: at once if it waits in a read, otherwise into the
+   * queue, where its `size` (the JSON text's length) counts until the agent reads it.
+   */
+  deliver(message: AnyMessage, size: number): void {
+    if (this.closed || this.inbound === undefined || this.inboundCancelled) {
+      throw new ConnectionClosedError();
+    }
     this.touch();
     this.receivedCount++;
-    this.inbound.enqueue(message);
+    if (this.inboundPulling) {
+      this.inboundPulling = false;
+      this.inbound.enqueue(message);
+      return;
+    }
+    this.inboundQueue.push({ message, size });
+    this.inboundBytes += size;
+  }
+
+  /** Size of the client messages the agent has not read yet. */
+  get unreadBytes(): number {
+    return this.inboundBytes;
+  }
+
+  /**
+   * Whether a client message of `size` may be queued: while the agent has left less than
+   * `maxInboundBytesPerConnection` unread. A message is always taken when nothing waits.
+   */
+  hasInboundRoom(size: number): boolean {
+    return (
+      this.inboundBytes === 0 ||
+      this.inboundBytes + size <= this.limits.maxInboundBytesPerConnection
+    );
+  }
+
+  /** Sets who is told when the agent reads a queued message (one listener at a time). */
+  onInboundRead(listener: (() => void) | undefined): void {
+    this.inboundListener = listener;
+  }
+
+  private pullInbound(): void {
+    const controller = this.inbound;
+    if (controller === undefined || this.inboundCancelled) return;
+    const entry = this.inboundQueue[this.inboundHead];
+    if (entry === undefined) {
+      if (this.closed) closeQuietly(controller);
+      else this.inboundPulling = true;
+      return;
+    }
+    this.inboundQueue[this.inboundHead++] = undefined as never;
+    if (this.inboundHead === this.inboundQueue.length) {
+      this.inboundQueue = [];
+      this.inboundHead = 0;
+    } else if (this.inboundHead >= 1024 && this.inboundHead * 2 >= this.inboundQueue.length) {
+      this.inboundQueue = this.inboundQueue.slice(this.inboundHead);
+      this.inboundHead = 0;
+    }
+    this.inboundBytes -= entry.size;
+    controller.enqueue(entry.message);
+    this.inboundListener?.();
   }
 
   /**
@@ -170,6 +257,7 @@ export class ServedConnection {
    */
   initialize(
     message: AnyMessage & { id: string | number },
+    size: number,
     augment: (message: AnyMessage) => AnyMessage,
   ): Promise<AnyMessage> {
     const key = idKey(message.id) ?? "";
@@ -179,7 +267,7 @@ export class ServedConnection {
         once: true,
       });
     });
-    this.deliver(message);
+    this.deliver(message, size);
     return answer;
   }
 
@@ -219,10 +307,9 @@ export class ServedConnection {
     this.closeReason = reason;
     if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
     this.abortController.abort();
-    try {
-      this.inbound?.close();
-    } catch {
-      // already closed or errored
+    // What the agent has not read yet stays readable; the stream ends after it.
+    if (this.inbound !== undefined && this.inboundHead === this.inboundQueue.length) {
+      closeQuietly(this.inbound);
     }
     this.connectionStream.finish();
     for (const stream of this.sessionStreams.values()) stream.finish();

@@ -46,6 +46,10 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES_PER_STREAM = 64 * 1024 * 1024;
 /** Default of {@link AcpHttpHandlerOptions.maxStreamsPerConnection}. */
 export const DEFAULT_MAX_STREAMS_PER_CONNECTION = 1024;
+/** Default of {@link AcpHttpHandlerOptions.maxInboundBytesPerConnection}: 16 MiB. */
+export const DEFAULT_MAX_INBOUND_BYTES_PER_CONNECTION = 16 * 1024 * 1024;
+/** Seconds a POST refused for {@link AcpHttpHandlerOptions.maxInboundBytesPerConnection} asks the client to wait (`Retry-After`). */
+const INBOUND_RETRY_AFTER_SECONDS = 1;
 
 /** Outcome of {@link AcpHttpHandler.prepareWebSocket}. */
 export type AcpWebSocketUpgrade =
@@ -238,6 +242,11 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       DEFAULT_MAX_BUFFERED_BYTES_PER_STREAM,
       "maxBufferedBytesPerStream",
     ),
+    maxInboundBytesPerConnection: positive(
+      options.maxInboundBytesPerConnection,
+      DEFAULT_MAX_INBOUND_BYTES_PER_CONNECTION,
+      "maxInboundBytesPerConnection",
+    ),
     maxOutputStallMs: positive(options.maxOutputStallMs, 60_000, "maxOutputStallMs"),
     maxStreamsPerConnection: positive(
       options.maxStreamsPerConnection,
@@ -256,6 +265,11 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
     "maxConnectionsPerPrincipal",
   );
   const initializeTimeoutMs = positive(options.initializeTimeoutMs, 30_000, "initializeTimeoutMs");
+  const firstMessageTimeoutMs = positive(
+    options.firstMessageTimeoutMs,
+    10_000,
+    "firstMessageTimeoutMs",
+  );
   const advertisement: TransportAdvertisement = {
     keepAliveMs,
     ...(retention === undefined
@@ -272,6 +286,8 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
   const connections = new Map<string, ServedConnection>();
   const perPrincipal = new Map<string, number>();
   const socketOwners = new Map<string, WebSocketSession>();
+  /** Accepted sockets that have not sent `initialize` or `stream/resume` yet. */
+  const unboundSockets = new Set<WebSocketSession>();
 
   const log = (event: AcpServerEvent): void => {
     if (options.logger === undefined) return;
@@ -286,10 +302,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
 
   const onClose = (connection: ServedConnection, reason: ConnectionCloseReason): void => {
     if (connections.get(connection.id) === connection) connections.delete(connection.id);
-    const key = principalKey(connection.principal);
-    const count = (perPrincipal.get(key) ?? 1) - 1;
-    if (count <= 0) perPrincipal.delete(key);
-    else perPrincipal.set(key, count);
+    context.releaseSlot(connection.principal);
     log({
       type: "connection-close",
       connectionId: connection.id,
@@ -316,13 +329,27 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
     keepAliveMs,
     maxBufferedBytes: limits.maxBufferedBytesPerStream,
     maxOutputStallMs: limits.maxOutputStallMs,
+    maxInboundBytes: limits.maxInboundBytesPerConnection,
+    maxBodyBytes,
+    firstMessageTimeoutMs,
     socketOwners,
+    unboundSockets,
     log,
-    openConnection(transport, principal, id) {
+    reserveSlot(principal) {
       const key = principalKey(principal);
       const count = perPrincipal.get(key) ?? 0;
-      if (count >= maxPerPrincipal) return "limit";
+      if (count >= maxPerPrincipal) return false;
       perPrincipal.set(key, count + 1);
+      return true;
+    },
+    releaseSlot(principal) {
+      const key = principalKey(principal);
+      const count = (perPrincipal.get(key) ?? 1) - 1;
+      if (count <= 0) perPrincipal.delete(key);
+      else perPrincipal.set(key, count);
+    },
+    openConnection(transport, principal, id, reserved = false) {
+      if (!reserved && !context.reserveSlot(principal)) return "limit";
       const connection = new ServedConnection({
         id: id ?? globalThis.crypto.randomUUID(),
         transport,
@@ -364,12 +391,12 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       if (principalKey(connection.principal) !== principalKey(principal)) return undefined;
       return connection;
     },
-    async initialize(connection, message, signal) {
+    async initialize(connection, message, size, signal) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = (): void => connection.close("initialize-failed");
       signal?.addEventListener("abort", onAbort, { once: true });
       try {
-        const answer = connection.initialize(message, (m) => advertise(m, advertisement));
+        const answer = connection.initialize(message, size, (m) => advertise(m, advertisement));
         const timeout = new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new InitializeTimeoutError()), initializeTimeoutMs);
         });
@@ -417,6 +444,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
   const handleInitialize = async (
     request: Request,
     message: AnyMessage,
+    size: number,
     principal: AcpPrincipal | undefined,
   ): Promise<Response> => {
     const id = (message as { id?: unknown }).id;
@@ -429,6 +457,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       const answer = await context.initialize(
         connection,
         message as AnyMessage & { id: string | number },
+        size,
         request.signal,
       );
       if (connection.closed) throw new ConnectionClosedError();
@@ -481,11 +510,23 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       if (connectionId !== null) {
         return reject(request, 400, "Initialize not allowed on existing connection");
       }
-      return handleInitialize(request, message, principal);
+      return handleInitialize(request, message, bodyText.length, principal);
     }
     if (connectionId === null) return reject(request, 400, "Missing Acp-Connection-Id");
     const connection = context.lookup(connectionId, principal);
     if (connection === undefined) return reject(request, 404, "Unknown Acp-Connection-Id");
+    if (!connection.hasInboundRoom(bodyText.length)) {
+      // The agent has left too much unread: the client tries again later (nothing was
+      // taken, so nothing is lost or done twice).
+      return reject(
+        request,
+        503,
+        "Agent is not reading",
+        text("The agent has not read earlier messages yet; try again later", 503, {
+          "Retry-After": String(INBOUND_RETRY_AFTER_SECONDS),
+        }),
+      );
+    }
     const headerSession = request.headers.get(HEADER_SESSION_ID);
     const isResponse = !("method" in body) && ("result" in body || "error" in body);
     if (isResponse) {
@@ -528,7 +569,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       }
     }
     try {
-      connection.deliver(message);
+      connection.deliver(message, bodyText.length);
     } catch {
       return reject(request, 404, "Unknown Acp-Connection-Id");
     }
@@ -652,7 +693,7 @@ export function createAcpHttpHandler(options: AcpHttpHandlerOptions): AcpHttpHan
       };
     },
     async close() {
-      for (const session of [...socketOwners.values()])
+      for (const session of [...socketOwners.values(), ...unboundSockets])
         session.shutdown(1001, "Server shutting down");
       for (const connection of [...connections.values()]) connection.close("server-close");
       await Promise.resolve();

@@ -44,6 +44,11 @@ function nodeHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
+/** Methods the Fetch API refuses to build a `Request` with. */
+const FETCH_FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+/** The `Allow` header of a 405 (what the core serves). */
+const ALLOWED_METHODS = "GET, POST, DELETE";
+
 class TooLarge extends Error {}
 
 function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
@@ -150,16 +155,27 @@ function attach(
       res.end("Not Found");
       return;
     }
+    const method = req.method ?? "GET";
+    if (FETCH_FORBIDDEN_METHODS.has(method.toUpperCase())) {
+      // No `Request` can carry these: answered here, as the core answers other methods.
+      res.statusCode = 405;
+      res.setHeader("Allow", ALLOWED_METHODS);
+      res.setHeader("Content-Type", "text/plain");
+      res.end("Method Not Allowed");
+      return;
+    }
     void (async () => {
       const abort = new AbortController();
       res.once("close", () => {
         if (!res.writableFinished) abort.abort();
       });
       try {
-        const hasBody = req.method !== "GET" && req.method !== "HEAD";
+        // Only POST and DELETE bodies are read; any other method is refused by the core
+        // (405) without its body being taken in.
+        const hasBody = method === "POST" || method === "DELETE";
         const body = hasBody ? await readNodeBody(req, handler.maxBodyBytes) : undefined;
         const request = new Request(requestUrl(req), {
-          method: req.method ?? "GET",
+          method,
           headers: nodeHeaders(req),
           body: body as Uint8Array<ArrayBuffer> | undefined,
           signal: abort.signal,

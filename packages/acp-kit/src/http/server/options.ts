@@ -114,6 +114,14 @@ export interface AcpHttpHandlerOptions {
   maxBodyBytes?: number;
   /** Unsent bytes a stream may hold before the agent's output waits. Default 64 MiB. */
   maxBufferedBytesPerStream?: number;
+  /**
+   * Client message bytes (the JSON text's length) a connection holds for an agent that has
+   * not read them yet. Beyond it a POST gets 503 with `Retry-After: 1` (nothing taken, so
+   * it can be sent again) and a WebSocket is no longer read until the agent catches up.
+   * A message is always taken when nothing waits, so one message up to `maxBodyBytes`
+   * passes whatever this is. Default 16 MiB.
+   */
+  maxInboundBytesPerConnection?: number;
   /** How long output may wait for a reader before the connection is closed. Default 60000. */
   maxOutputStallMs?: number;
   /** Session streams per connection; 429 beyond. Default 1024. */
@@ -124,6 +132,12 @@ export interface AcpHttpHandlerOptions {
   idleTimeoutMs?: number;
   /** How long `initialize` may take before the connection is dropped (500). Default 30000. */
   initializeTimeoutMs?: number;
+  /**
+   * How long an accepted WebSocket may go without sending `initialize` (or
+   * `stream/resume`) before it is closed with 1008. Such a socket counts against
+   * `maxConnectionsPerPrincipal` while it is open. Default 10000; 0 turns it off.
+   */
+  firstMessageTimeoutMs?: number;
   /** Called once per connection when it ends (e.g. to kill an agent process group). */
   onConnectionClose?: (info: ConnectionCloseInfo) => void;
   /** Diagnostics; see {@link AcpServerEvent}. */

@@ -23,20 +23,32 @@ export interface ServerContext {
   readonly keepAliveMs: number;
   readonly maxBufferedBytes: number;
   readonly maxOutputStallMs: number;
+  readonly maxInboundBytes: number;
+  readonly maxBodyBytes: number;
+  readonly firstMessageTimeoutMs: number;
+  /** Takes one of the principal's connection slots; `false` when none is left. */
+  reserveSlot(principal: AcpPrincipal | undefined): boolean;
+  /** Gives back a slot taken by `reserveSlot`. */
+  releaseSlot(principal: AcpPrincipal | undefined): void;
+  /** Opens a connection; `reserved`: on a slot the caller already took. */
   openConnection(
     transport: "http" | "websocket",
     principal: AcpPrincipal | undefined,
     id?: string,
+    reserved?: boolean,
   ): ServedConnection | "limit";
   lookup(id: string, principal: AcpPrincipal | undefined): ServedConnection | undefined;
   initialize(
     connection: ServedConnection,
     message: AnyMessage & { id: string | number },
+    size: number,
     signal?: AbortSignal,
   ): Promise<AnyMessage>;
   log(event: AcpServerEvent): void;
   /** The socket session currently serving a WebSocket connection. */
   readonly socketOwners: Map<string, WebSocketSession>;
+  /** Sockets that have sent neither `initialize` nor `stream/resume` yet. */
+  readonly unboundSockets: Set<WebSocketSession>;
 }
 
 /** The little a WebSocket must offer the server core (the `ws` package's `WebSocket` fits). */
@@ -51,6 +63,13 @@ export interface AcpSocket {
   terminate?(): void;
   /** Bytes queued but not yet sent; optional (backpressure). */
   readonly bufferedAmount?: number;
+  /**
+   * Stops reading from the peer (TCP then pushes back on it); optional. Without it, a
+   * peer that sends more than the agent reads has its socket closed (1008) instead.
+   */
+  pause?(): void;
+  /** Reads from the peer again after {@link AcpSocket.pause}. */
+  resume?(): void;
 }
 
 /** Events the adapter feeds into the core for one accepted socket. */
@@ -82,6 +101,15 @@ export class WebSocketSession {
   private lease: StreamLease | undefined;
   private pingTimer: ReturnType<typeof setInterval> | undefined;
   private missedPongs = 0;
+  /** Size of the frames received and not yet handled (waiting in `chain`). */
+  private held = 0;
+  /** Reading is paused: the agent has too much unread. */
+  private paused = false;
+  /** The socket holds a connection slot of its principal not yet passed to a connection. */
+  private holdsSlot = false;
+  /** `initialize` or `stream/resume` has arrived. */
+  private bound = false;
+  private firstMessageTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly socket: AcpSocket,
@@ -91,10 +119,17 @@ export class WebSocketSession {
   ) {
     this.events = {
       message: (text) => {
+        const size = text.length;
+        this.held += size;
+        this.flow();
         this.chain = this.chain
-          .then(() => this.onMessage(text))
+          .then(() => this.onMessage(text, size))
           .catch(() => {
             this.shutdown(1011, "Message handling failed");
+          })
+          .then(() => {
+            this.held -= size;
+            this.flow();
           });
       },
       binary: () => undefined,
@@ -104,16 +139,35 @@ export class WebSocketSession {
       closed: (code) => this.onClosed(code === 1000 || code === 1005),
     };
     context.log({ type: "websocket-open", transport: "websocket" });
+    // The socket counts against the principal's connections from now on (a socket that
+    // never initializes must not escape the limit), and has a while to say what it is.
+    if (!context.reserveSlot(principal)) {
+      this.shutdown(1008, "Too many connections");
+      return;
+    }
+    this.holdsSlot = true;
+    context.unboundSockets.add(this);
+    if (context.firstMessageTimeoutMs > 0) {
+      this.firstMessageTimer = setTimeout(() => {
+        this.context.log({ type: "websocket-close", reason: "no initialize in time" });
+        this.shutdown(1008, "No initialize in time");
+      }, context.firstMessageTimeoutMs);
+    }
     if (context.keepAliveMs > 0 && socket.ping !== undefined) {
       this.pingTimer = setInterval(() => {
-        if (this.missedPongs >= 2) {
+        // A paused socket's pongs are not read: silence then says nothing of the peer (the
+        // pings still go out, so a vanished peer still fails the writes).
+        if (this.paused) {
+          this.missedPongs = 0;
+        } else if (this.missedPongs >= 2) {
           this.context.log({ type: "websocket-close", reason: "keep-alive timeout" });
           if (this.socket.terminate !== undefined) this.socket.terminate();
           else this.socket.close(1001, "Keep-alive timeout");
           this.onClosed();
           return;
+        } else {
+          this.missedPongs++;
         }
-        this.missedPongs++;
         try {
           this.socket.ping?.();
         } catch {
@@ -144,7 +198,58 @@ export class WebSocketSession {
     }
   }
 
-  private async onMessage(text: string): Promise<void> {
+  /**
+   * Reads the socket only while the agent keeps up: pauses it once the frames waiting here
+   * and the messages the agent left unread pass `maxInboundBytes`, resumes below. A socket
+   * that cannot pause is closed when that passes `maxInboundBytes + maxBodyBytes`.
+   */
+  private flow(): void {
+    if (this.ended) return;
+    const held = this.held + (this.connection?.unreadBytes ?? 0);
+    const limit = this.context.maxInboundBytes;
+    if (held > limit) {
+      if (this.paused) return;
+      if (this.socket.pause === undefined) {
+        if (held <= limit + this.context.maxBodyBytes) return;
+        this.context.log({ type: "websocket-close", reason: "agent not reading" });
+        this.connection?.close("limit");
+        this.shutdown(1008, "Agent is not reading");
+        return;
+      }
+      this.paused = true;
+      try {
+        this.socket.pause();
+      } catch {
+        // the close event follows
+      }
+    } else if (this.paused) {
+      this.paused = false;
+      try {
+        this.socket.resume?.();
+      } catch {
+        // the close event follows
+      }
+    }
+  }
+
+  /** This socket serves `connection` now (initialized or resumed). */
+  private bind(connection: ServedConnection): void {
+    this.connection = connection;
+    this.context.socketOwners.set(connection.id, this);
+    connection.onInboundRead(() => {
+      if (this.connection === connection) this.flow();
+    });
+  }
+
+  /** `initialize` or `stream/resume` arrived: the first-message timer stops. */
+  private markBound(): void {
+    this.bound = true;
+    this.context.unboundSockets.delete(this);
+    if (this.firstMessageTimer !== undefined) clearTimeout(this.firstMessageTimer);
+    this.firstMessageTimer = undefined;
+  }
+
+  private async onMessage(text: string, size: number): Promise<void> {
     if (this.ended) return;
     let value: unknown;
     try {
@@ -171,7 +276,7 @@ export class WebSocketSession {
         this.resume(value);
         return;
       }
-      await this.initialize(value);
+      await this.initialize(value, size);
       return;
     }
     if (value.method === "initialize" && "id" in value) {
@@ -184,29 +289,38 @@ export class WebSocketSession {
     }
     if (value.method === RESUME_METHOD) return;
     try {
-      connection.deliver(value as unknown as AnyMessage);
+      connection.deliver(value as unknown as AnyMessage, size);
     } catch {
       this.shutdown(1000, "Connection closed");
     }
   }
 
-  private async initialize(message: Record<string, unknown>): Promise<void> {
+  private async initialize(message: Record<string, unknown>, size: number): Promise<void> {
     const id = message.id;
     if (message.method !== "initialize" || (typeof id !== "string" && typeof id !== "number")) {
       this.shutdown(1002, "First message must be initialize");
       return;
     }
-    const connection = this.context.openConnection("websocket", this.principal, this.upgradeId);
+    if (this.bound) return;
+    this.markBound();
+    // The socket's slot becomes the connection's.
+    const connection = this.context.openConnection(
+      "websocket",
+      this.principal,
+      this.upgradeId,
+      this.holdsSlot,
+    );
+    this.holdsSlot = false;
     if (connection === "limit") {
       this.shutdown(1008, "Too many connections");
       return;
     }
-    this.connection = connection;
-    this.context.socketOwners.set(connection.id, this);
+    this.bind(connection);
     try {
       await this.context.initialize(
         connection,
         message as unknown as AnyMessage & { id: string | number },
+        size,
       );
     } catch (error) {
       const failure = initializeFailure(error);
@@ -257,9 +371,12 @@ export class WebSocketSession {
       return;
     }
     const previous = this.context.socketOwners.get(connection.id);
-    this.connection = connection;
-    this.context.socketOwners.set(connection.id, this);
+    this.markBound();
+    // The connection already counts against the principal: the socket's own slot goes.
+    this.releaseSlot();
+    this.bind(connection);
     if (previous !== undefined && previous !== this) previous.detachReplaced();
+    this.flow();
     this.send({
       jsonrpc: "2.0",
       method: RESUMED_METHOD,
@@ -321,10 +438,19 @@ export class WebSocketSession {
     }
   }
 
+  private releaseSlot(): void {
+    if (!this.holdsSlot) return;
+    this.holdsSlot = false;
+    this.context.releaseSlot(this.principal);
+  }
+
   private onClosed(deliberate = false): void {
     if (this.ended) return;
     this.ended = true;
     if (this.pingTimer !== undefined) clearInterval(this.pingTimer);
+    if (this.firstMessageTimer !== undefined) clearTimeout(this.firstMessageTimer);
+    this.context.unboundSockets.delete(this);
+    this.releaseSlot();
     this.lease?.release();
     this.lease = undefined;
     const connection = this.connection;

@@ -13,7 +13,10 @@ export type RegistryErrorCode =
   | "unsafe_archive"
   | "bad_archive"
   | "install_failed"
-  | "tool_missing";
+  | "tool_missing"
+  | "invalid_entry"
+  | "insecure_download"
+  | "too_large";
 
 /** A failure to find, install or start an agent from the registry. */
 export class RegistryError extends Error {

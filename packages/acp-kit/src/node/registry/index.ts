@@ -31,6 +31,7 @@ export {
   DEFAULT_REGISTRY_URL,
   DEFAULT_REGISTRY_MAX_AGE_MS,
   DEFAULT_REGISTRY_TIMEOUT_MS,
+  DEFAULT_REGISTRY_MAX_BYTES,
   type RegistryOptions,
   type LoadedRegistry,
   type RegistrySource,
@@ -44,6 +45,8 @@ export {
   npmPackageName,
   pypiPackageName,
   INSTALL_MARKER,
+  DEFAULT_INSTALL_LIMITS,
+  type InstallLimits,
   type InstallOptions,
   type InstallRecord,
 } from "./install.js";

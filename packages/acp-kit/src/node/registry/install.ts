@@ -10,14 +10,25 @@
  */
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import {
+  chmod,
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
+import { basename, join, resolve, sep } from "node:path";
 import { RegistryError } from "./errors.js";
-import { download } from "./download.js";
-import { archiveFormat, entryPath, extractArchive } from "./extract.js";
+import { DEFAULT_DOWNLOAD_LIMITS, download, isSecureSource } from "./download.js";
+import { archiveFormat, DEFAULT_EXTRACT_LIMITS, entryPath, extractArchive } from "./extract.js";
 import { registryPlatform } from "./platform.js";
 import type { RegistryProgressListener } from "./progress.js";
 import type { DistributionKind, PackageDistribution, RegistryAgent } from "./types.js";
+import { AGENT_ID, AGENT_VERSION, MAX_NAME_LENGTH } from "./validate.js";
 import { findOnPath } from "./which.js";
 import { isBatchFile, windowsBatchCommand } from "./windows-command.js";
 
@@ -56,22 +67,126 @@ export interface InstallOptions {
   readonly onProgress?: RegistryProgressListener;
   /** Aborts downloads. */
   readonly signal?: AbortSignal;
+  /** Time and size limits of downloads and archives (see {@link InstallLimits}). */
+  readonly limits?: Partial<InstallLimits>;
 }
 
-/** The directory of one agent's installs. */
+/** The limits of an install: how long a download may stall, how much it and its archive may hold. */
+export interface InstallLimits {
+  /** Milliseconds to wait for a download server's answer (default 30 000). */
+  readonly connectTimeoutMs: number;
+  /** Milliseconds a download may go without a byte (default 30 000). */
+  readonly idleTimeoutMs: number;
+  /** The largest archive downloaded, in bytes (default 1 GiB). */
+  readonly maxDownloadBytes: number;
+  /** The most an archive's contents may add up to, in bytes (default 2 GiB). */
+  readonly maxExtractedBytes: number;
+  /** The most entries an archive may have (default 100 000). */
+  readonly maxEntries: number;
+  /**
+   * How many times its own size an archive may expand to, once its contents pass 64 MiB
+   * (default 100; a decompression bomb expands about a thousand times).
+   */
+  readonly maxRatio: number;
+}
+
+/** The limits used where none are given. */
+export const DEFAULT_INSTALL_LIMITS: InstallLimits = {
+  connectTimeoutMs: DEFAULT_DOWNLOAD_LIMITS.connectTimeoutMs,
+  idleTimeoutMs: DEFAULT_DOWNLOAD_LIMITS.idleTimeoutMs,
+  maxDownloadBytes: DEFAULT_DOWNLOAD_LIMITS.maxBytes,
+  maxExtractedBytes: DEFAULT_EXTRACT_LIMITS.maxBytes,
+  maxEntries: DEFAULT_EXTRACT_LIMITS.maxEntries,
+  maxRatio: DEFAULT_EXTRACT_LIMITS.maxRatio,
+};
+
+function invalid(message: string): RegistryError {
+  return new RegistryError("invalid_entry", message);
+}
+
+/** An id, when it is one the registry allows (it names a directory of the cache). */
+function checkedId(id: string): string {
+  if (typeof id !== "string" || id.length > MAX_NAME_LENGTH || !AGENT_ID.test(id)) {
+    throw invalid(
+      `${JSON.stringify(id)} is not a registry id (lowercase letters, digits and hyphens, starting with a letter).`,
+    );
+  }
+  return id;
+}
+
+/**
+ * `path` resolved, when it lies strictly inside `root` (also resolved); otherwise an
+ * error. Every path built from a registry's words goes through here before it is used.
+ */
+export function insideDir(root: string, path: string): string {
+  const base = resolve(root);
+  const full = resolve(path);
+  if (!full.startsWith(base + sep)) {
+    throw invalid(`Refused: ${JSON.stringify(full)} is not inside ${JSON.stringify(base)}.`);
+  }
+  return full;
+}
+
+/**
+ * The directory of one agent's installs. Throws a {@link RegistryError} (`invalid_entry`)
+ * when `id` is not a registry id: no id reaches outside the cache.
+ */
 export function agentCacheDir(cacheDir: string, id: string): string {
-  return join(cacheDir, "agents", id);
+  const agents = join(resolve(cacheDir), "agents");
+  return insideDir(agents, join(agents, checkedId(id)));
 }
 
-/** The directory of one installed version. */
-export function installDir(cacheDir: string, agent: RegistryAgent, kind: DistributionKind): string {
-  return join(agentCacheDir(cacheDir, agent.id), `${kind}-${agent.version}`);
+/** The cache's name for a platform: the registry's key, or `os-arch` made safe for a file name. */
+function platformKey(platform: NodeJS.Platform, arch: string): string {
+  return registryPlatform(platform, arch) ?? `${platform}-${arch}`.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 
-/** The install record in `dir`, or `undefined` when it is not (completely) installed. */
+/**
+ * The directory of one installed version, for one platform (a cache shared between
+ * machines of different kinds keeps one install of each). Throws a {@link RegistryError}
+ * (`invalid_entry`) when the agent's id or version is not one the registry allows.
+ *
+ * @param cacheDir - The cache directory.
+ * @param agent - The registry entry.
+ * @param kind - Which of its distributions.
+ * @param platform - Default: this process's.
+ * @param arch - Default: this process's.
+ */
+export function installDir(
+  cacheDir: string,
+  agent: RegistryAgent,
+  kind: DistributionKind,
+  platform: NodeJS.Platform = process.platform,
+  arch: string = process.arch,
+): string {
+  const parent = agentCacheDir(cacheDir, agent.id);
+  const version = agent.version;
+  if (
+    typeof version !== "string" ||
+    version.length > MAX_NAME_LENGTH ||
+    !AGENT_VERSION.test(version)
+  ) {
+    throw invalid(`${agent.id}: ${JSON.stringify(version)} is not a version (MAJOR.MINOR.PATCH).`);
+  }
+  // Callers without types may pass anything.
+  if (!(["binary", "npx", "uvx"] as readonly string[]).includes(kind)) {
+    throw invalid(`${agent.id}: ${JSON.stringify(kind)} is not a distribution kind.`);
+  }
+  return insideDir(parent, join(parent, `${kind}-${version}-${platformKey(platform, arch)}`));
+}
+
+/**
+ * The install record in `dir`, or `undefined` when it is not (completely) installed, or
+ * when the record is not one an install writes (its program outside `dir`, say).
+ */
 export async function readInstall(dir: string): Promise<InstallRecord | undefined> {
   try {
-    return JSON.parse(await readFile(join(dir, INSTALL_MARKER), "utf8")) as InstallRecord;
+    const record = JSON.parse(await readFile(join(dir, INSTALL_MARKER), "utf8")) as unknown;
+    if (typeof record !== "object" || record === null) return undefined;
+    const { program } = record as Partial<InstallRecord>;
+    if (typeof program !== "string") return undefined;
+    insideDir(dir, join(dir, program));
+    return record as InstallRecord;
   } catch {
     return undefined;
   }
@@ -168,10 +283,30 @@ async function installBinary(
       `${agent.id} has no binary for ${platform ?? `${options.platform ?? process.platform}-${options.arch ?? process.arch}`}.`,
     );
   }
+  const secure = isSecureSource(new URL(target.archive));
+  if (!secure && target.sha256 === undefined) {
+    throw new RegistryError(
+      "insecure_download",
+      `${agent.id} ${agent.version}: its archive ${target.archive} is plain http from another machine, and the registry gives no sha256 to check it with, so anyone on the way could replace it. Refused; ask the registry's maintainers for an https URL or a sha256.`,
+    );
+  }
+  const limits = { ...DEFAULT_INSTALL_LIMITS, ...options.limits };
   const files = join(staging, "files");
   await mkdir(files);
   const archive = join(staging, "download");
-  const got = await download(target.archive, archive, agent.id, options.onProgress, options.signal);
+  const got = await download(
+    target.archive,
+    archive,
+    agent.id,
+    options.onProgress,
+    options.signal,
+    {
+      connectTimeoutMs: limits.connectTimeoutMs,
+      idleTimeoutMs: limits.idleTimeoutMs,
+      maxBytes: limits.maxDownloadBytes,
+    },
+    target.sha256 === undefined,
+  );
   if (target.sha256 !== undefined && got.sha256 !== target.sha256.toLowerCase()) {
     throw new RegistryError(
       "checksum_mismatch",
@@ -189,7 +324,11 @@ async function installBinary(
     await handle.close();
   }
   const rawName = basename(new URL(target.archive).pathname) || "agent";
-  await extractArchive(archive, files, archiveFormat(head, target.archive), rawName);
+  await extractArchive(archive, files, archiveFormat(head, target.archive), rawName, {
+    maxBytes: limits.maxExtractedBytes,
+    maxEntries: limits.maxEntries,
+    maxRatio: limits.maxRatio,
+  });
   await rm(archive, { force: true });
   const program = join("files", programPath(files, target.cmd));
   const stats = await stat(join(staging, program)).catch(() => undefined);
@@ -235,6 +374,7 @@ async function packageBin(
     );
   }
   const program = join(root, file);
+  insideDir(join(staging, root), join(staging, program));
   let viaNode = /\.[cm]?js$/i.test(file);
   if (!viaNode) {
     const head = (await readFile(join(staging, program))).subarray(0, 120).toString("utf8");
@@ -295,6 +435,7 @@ async function installUv(
   await runTool("uv", args, env, `Installing ${agent.id}`, platform);
   const cmd = dist.cmd ?? pypiPackageName(dist.package);
   const program = join("bin", platform === "win32" ? `${cmd}.exe` : cmd);
+  insideDir(join(dir, "bin"), join(dir, program));
   if ((await stat(join(dir, program)).catch(() => undefined)) === undefined) {
     throw failure("install_failed", `${agent.id}: uv installed no executable named ${cmd}.`);
   }
@@ -339,6 +480,32 @@ async function withLock<T>(
   }
 }
 
+/** Whether a process runs with this id. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes the staging directories of installs of `dir` whose process is gone: an install
+ * interrupted by a signal or a crash leaves its half-built tree behind, named with its pid.
+ */
+async function removeAbandoned(dir: string): Promise<void> {
+  const prefix = `${basename(dir)}.staging-`;
+  const names = await readdir(join(dir, "..")).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const match = /^(\d+)-[0-9a-f]{8}$/.exec(name.slice(prefix.length));
+    const pid = Number(match?.[1]);
+    if (match === null || pid === process.pid || isRunning(pid)) continue;
+    await rm(join(dir, "..", name), { recursive: true, force: true });
+  }
+}
+
 /**
  * Installs an agent's distribution of the given kind into the cache, unless that version
  * is already installed (or `refresh`). Resolves with the install's directory and record.
@@ -352,11 +519,18 @@ export async function installAgent(
   kind: DistributionKind,
   options: InstallOptions,
 ): Promise<{ dir: string; record: InstallRecord }> {
-  const dir = installDir(resolve(options.cacheDir), agent, kind);
+  const dir = installDir(
+    resolve(options.cacheDir),
+    agent,
+    kind,
+    options.platform ?? process.platform,
+    options.arch ?? process.arch,
+  );
   const refresh = options.refresh === true;
   const existing = await readInstall(dir);
   if (existing !== undefined && !refresh) return { dir, record: existing };
   await mkdir(join(dir, ".."), { recursive: true });
+  await removeAbandoned(dir);
   if (kind === "uvx") {
     await withLock(
       `${dir}.lock`,
@@ -389,7 +563,11 @@ export async function installAgent(
   return { dir, record: installed };
 }
 
-/** Removes every installed version of an agent; resolves with whether there was one. */
+/**
+ * Removes every installed version of an agent; resolves with whether there was one.
+ * Rejects with a {@link RegistryError} (`invalid_entry`) when `id` is not a registry id,
+ * so that nothing outside the cache's `agents` directory is ever removed.
+ */
 export async function removeAgent(cacheDir: string, id: string): Promise<boolean> {
   const dir = agentCacheDir(cacheDir, id);
   const there = (await stat(dir).catch(() => undefined)) !== undefined;

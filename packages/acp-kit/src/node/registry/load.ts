@@ -6,7 +6,7 @@
  * @module
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultCacheDir } from "./platform.js";
@@ -25,6 +25,9 @@ export const DEFAULT_REGISTRY_MAX_AGE_MS = 60 * 60 * 1000;
 /** How long a fetch of the registry may take: 10 s. */
 export const DEFAULT_REGISTRY_TIMEOUT_MS = 10_000;
 
+/** The largest registry document read: 16 MiB (the public one is a few hundred KiB). */
+export const DEFAULT_REGISTRY_MAX_BYTES = 16 * 1024 * 1024;
+
 /** Where the registry comes from and how it is cached. */
 export interface RegistryOptions {
   /** The registry's URL (`https:`, `http:` or `file:`). Default: `ACP_REGISTRY_URL`, else {@link DEFAULT_REGISTRY_URL}. */
@@ -39,6 +42,11 @@ export interface RegistryOptions {
   readonly offline?: boolean;
   /** Time limit of the fetch in milliseconds (default 10 000). */
   readonly timeoutMs?: number;
+  /**
+   * The largest document accepted, in bytes (default {@link DEFAULT_REGISTRY_MAX_BYTES}):
+   * a larger one is refused while it is read, and the cached copy or the snapshot is used.
+   */
+  readonly maxBytes?: number;
   /** The environment read for `ACP_REGISTRY_URL` and the cache directory (default `process.env`). */
   readonly env?: NodeJS.ProcessEnv;
   /** Told when the registry is fetched. */
@@ -83,8 +91,14 @@ function cacheFile(cacheDir: string, url: string): string {
   return join(cacheDir, "registry", `${key}.json`);
 }
 
-async function readCache(file: string, url: string): Promise<CacheEntry | undefined> {
+async function readCache(
+  file: string,
+  url: string,
+  maxBytes: number,
+): Promise<CacheEntry | undefined> {
   try {
+    // The cache holds the document as a JSON string: escaping may double its size at most.
+    if ((await stat(file)).size > 2 * maxBytes + 4096) return undefined;
     const entry = JSON.parse(await readFile(file, "utf8")) as CacheEntry;
     if (entry.url !== url || typeof entry.body !== "string") return undefined;
     return entry;
@@ -134,13 +148,38 @@ type Fetched =
   | { readonly status: 200; readonly body: string; readonly etag: string | undefined }
   | { readonly status: 304 };
 
+function tooLarge(maxBytes: number): Error {
+  return new Error(`the registry is larger than ${maxBytes} bytes, the limit`);
+}
+
+/** Reads a body as text, refusing it once it passes `maxBytes`. */
+async function boundedText(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 async function fetchRegistry(
   url: string,
   etag: string | undefined,
   timeoutMs: number,
+  maxBytes: number,
 ): Promise<Fetched> {
   if (url.startsWith("file:")) {
-    return { status: 200, body: await readFile(fileURLToPath(url), "utf8"), etag: undefined };
+    const path = fileURLToPath(url);
+    if ((await stat(path)).size > maxBytes) throw tooLarge(maxBytes);
+    return { status: 200, body: await readFile(path, "utf8"), etag: undefined };
   }
   const response = await fetch(url, {
     headers: {
@@ -153,11 +192,16 @@ async function fetchRegistry(
     await response.body?.cancel();
     return { status: 304 };
   }
-  if (!response.ok) {
+  if (!response.ok || response.body === null) {
     await response.body?.cancel();
     throw new Error(`${url} answered ${response.status} ${response.statusText}`.trim());
   }
-  const body = await response.text();
+  const announced = Number(response.headers.get("content-length"));
+  if (Number.isFinite(announced) && announced > maxBytes) {
+    await response.body.cancel();
+    throw tooLarge(maxBytes);
+  }
+  const body = await boundedText(response.body, maxBytes);
   return { status: 200, body, etag: response.headers.get("etag") ?? undefined };
 }
 
@@ -175,7 +219,8 @@ export async function loadRegistry(options: RegistryOptions = {}): Promise<Loade
   const env = options.env ?? process.env;
   const url = registryUrl(options);
   const file = cacheFile(options.cacheDir ?? defaultCacheDir(env), url);
-  const cached = await readCache(file, url);
+  const maxBytes = options.maxBytes ?? DEFAULT_REGISTRY_MAX_BYTES;
+  const cached = await readCache(file, url, maxBytes);
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_REGISTRY_MAX_AGE_MS;
   const cachedResult = (fetchError?: string): LoadedRegistry | undefined => {
     if (cached === undefined) return undefined;
@@ -201,6 +246,7 @@ export async function loadRegistry(options: RegistryOptions = {}): Promise<Loade
       url,
       cached?.etag,
       options.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS,
+      maxBytes,
     );
     const now = Date.now();
     if (fetched.status === 304 && cached !== undefined) {

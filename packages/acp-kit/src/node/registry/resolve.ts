@@ -6,7 +6,13 @@
  */
 import { join, resolve } from "node:path";
 import { RegistryError } from "./errors.js";
-import { installAgent, installDir, readInstall, type InstallRecord } from "./install.js";
+import {
+  installAgent,
+  installDir,
+  readInstall,
+  type InstallLimits,
+  type InstallRecord,
+} from "./install.js";
 import { loadRegistry, type LoadedRegistry, type RegistryOptions } from "./load.js";
 import { defaultCacheDir, registryPlatform } from "./platform.js";
 import type { DistributionKind, RegistryAgent } from "./types.js";
@@ -27,6 +33,8 @@ export interface ResolveAgentOptions extends RegistryOptions {
   readonly registry?: LoadedRegistry;
   /** Aborts downloads. */
   readonly signal?: AbortSignal;
+  /** Time and size limits of the install's download and archive. */
+  readonly limits?: Partial<InstallLimits>;
 }
 
 /** How to start an agent from the registry. */
@@ -39,7 +47,11 @@ export interface ResolvedAgent {
   readonly command: string;
   /** Its arguments. */
   readonly args: readonly string[];
-  /** Environment variables the registry sets for it. */
+  /**
+   * Environment variables the registry sets for it, less those the launcher's environment
+   * (`env`, default `process.env`) already has: a registry entry adds variables, it never
+   * replaces one of the launcher's.
+   */
   readonly env: Readonly<Record<string, string>>;
   /** True when `args` are already quoted for `cmd.exe` (a batch file on Windows). */
   readonly windowsVerbatimArguments: boolean;
@@ -67,19 +79,50 @@ export function chooseDistribution(
   return undefined;
 }
 
-/** Finds an agent in a loaded registry, or rejects with `unknown_agent`. */
+/**
+ * Finds an agent in a loaded registry, or throws `unknown_agent`; when the registry could
+ * not be fetched, the message says why and which copy was searched instead.
+ */
 export function findRegistryAgent(loaded: LoadedRegistry, id: string): RegistryAgent {
   const agent = loaded.registry.agents.find((a) => a.id === id);
   if (agent === undefined) {
+    const where =
+      loaded.source === "snapshot"
+        ? "the snapshot shipped with acp-kit"
+        : loaded.source === "cache"
+          ? `the cached copy of ${loaded.url}`
+          : loaded.url;
+    const why =
+      loaded.fetchError === undefined || loaded.fetchError === "offline"
+        ? ""
+        : ` The registry could not be fetched (${loaded.fetchError}), so ${where} was searched instead.`;
     throw new RegistryError(
       "unknown_agent",
-      `The registry (${loaded.source === "snapshot" ? "the snapshot shipped with acp-kit" : loaded.url}) has no agent "${id}".`,
+      `The registry (${where}) has no agent ${JSON.stringify(id)}.${why}`,
     );
   }
   return agent;
 }
 
-/** The launch of an installed agent: command, arguments, environment. */
+/** The registry's variables that `launcher` does not set already (names compared as the platform does). */
+function registryEnv(
+  given: Readonly<Record<string, string>> | undefined,
+  launcher: NodeJS.ProcessEnv,
+): Record<string, string> {
+  const result: Record<string, string> = {};
+  if (given === undefined) return result;
+  const windows = process.platform === "win32";
+  const taken = new Set(Object.keys(launcher).map((name) => (windows ? name.toUpperCase() : name)));
+  for (const [name, value] of Object.entries(given)) {
+    if (!taken.has(windows ? name.toUpperCase() : name)) result[name] = value;
+  }
+  return result;
+}
+
+/**
+ * The launch of an installed agent: command, arguments, environment (the registry's
+ * variables that `env` does not set already).
+ */
 export function launchOf(
   agent: RegistryAgent,
   distribution: DistributionKind,
@@ -97,7 +140,7 @@ export function launchOf(
         : agent.distribution.binary?.[key]
       : agent.distribution[distribution];
   const agentArgs = source?.args ?? [];
-  const agentEnv = source?.env ?? {};
+  const agentEnv = registryEnv(source?.env, env);
   const program = join(dir, install.program);
   if (install.viaNode) {
     return {
@@ -150,7 +193,7 @@ export async function resolveAgent(
       `${id} has no ${distribution ?? "distribution"} for ${registryPlatform(platform, arch) ?? `${platform}-${arch}`}.`,
     );
   }
-  let dir = installDir(cacheDir, agent, distribution);
+  let dir = installDir(cacheDir, agent, distribution, platform, arch);
   let install = options.refresh === true ? undefined : await readInstall(dir);
   if (install === undefined) {
     if (options.install === false) {
@@ -173,6 +216,7 @@ export async function resolveAgent(
       ...(options.refresh === undefined ? {} : { refresh: options.refresh }),
       ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
     }));
   }
   return {

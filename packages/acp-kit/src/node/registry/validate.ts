@@ -31,8 +31,22 @@ export interface ParsedRegistry {
   readonly problems: readonly string[];
 }
 
-const ID = /^[a-z][a-z0-9-]*$/;
-const VERSION = /^[0-9]+\.[0-9]+\.[0-9]+/;
+/**
+ * A registry id, whole: the registry's own pattern, anchored at both ends. Ids name
+ * directories of the cache, so nothing else may pass.
+ */
+export const AGENT_ID = /^[a-z][a-z0-9-]*$/;
+/**
+ * A version, whole: `MAJOR.MINOR.PATCH` with semver's optional pre-release and build
+ * parts. The registry's schema anchors only the start (`1.0.0/../../x` would pass it);
+ * versions name directories of the cache, so this one is anchored at both ends.
+ */
+export const AGENT_VERSION =
+  /^[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$/;
+/** Ids and versions longer than this are refused (they become file names). */
+export const MAX_NAME_LENGTH = 128;
+const ID = AGENT_ID;
+const VERSION = AGENT_VERSION;
 const SHA256 = /^[a-fA-F0-9]{64}$/;
 
 type Problems = string[];
@@ -131,9 +145,13 @@ export function agentProblems(value: unknown, path = "agent"): string[] {
   if (!isObject(value)) return [`${path}: must be an object`];
   if (text(value.id, `${path}.id`, problems) && !ID.test(value.id as string))
     problems.push(`${path}.id: must be lowercase letters, digits and hyphens`);
+  else if (typeof value.id === "string" && value.id.length > MAX_NAME_LENGTH)
+    problems.push(`${path}.id: must be at most ${MAX_NAME_LENGTH} characters`);
   text(value.name, `${path}.name`, problems);
   if (text(value.version, `${path}.version`, problems) && !VERSION.test(value.version as string))
     problems.push(`${path}.version: must be a semantic version`);
+  else if (typeof value.version === "string" && value.version.length > MAX_NAME_LENGTH)
+    problems.push(`${path}.version: must be at most ${MAX_NAME_LENGTH} characters`);
   text(value.description, `${path}.description`, problems);
   for (const key of ["repository", "website", "license", "icon"] as const) {
     if (value[key] !== undefined) text(value[key], `${path}.${key}`, problems, false);
