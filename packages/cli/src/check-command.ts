@@ -8,7 +8,7 @@ import { AgentStartupError } from "acp-kit/node";
 import { runAgentChecks } from "acp-kit/testing";
 import { runClientProbe } from "acp-kit/testing";
 import { formatReport } from "acp-kit/testing";
-import type { CheckResult } from "acp-kit/testing";
+import type { CheckResult, ConformanceReport } from "acp-kit/testing";
 import { ExitCodes } from "./exit-codes.js";
 import { renderLine, seg, type Segment } from "./trace/styled-line.js";
 import type { AgentTarget } from "./target.js";
@@ -86,6 +86,12 @@ export async function runCheckCommand(
           }
         : {}),
     });
+    const remote = remoteFailure(target, report);
+    if (remote !== undefined) {
+      // Nothing was checked: the connection failed, not the agent.
+      process.stderr.write(`acp-kit: ${remote.message}\n`);
+      return remote.exitCode;
+    }
     process.stdout.write(
       options.json === true
         ? `${JSON.stringify(report, null, 2)}\n`
@@ -101,6 +107,29 @@ export async function runCheckCommand(
   } finally {
     clearInterval(quiet);
   }
+}
+
+/**
+ * For `--url`: when `initialize` got no answer and the bridge said why on stderr (it
+ * could not connect, the server refused the credentials or ended the connection), that
+ * is the outcome, with the bridge's exit code for it: the agent was never reached.
+ */
+function remoteFailure(
+  target: AgentTarget,
+  report: ConformanceReport,
+): { exitCode: number; message: string } | undefined {
+  if (target.remote !== true) return undefined;
+  const initialize = report.checks.find((check) => check.id === "initialize-result");
+  if (initialize === undefined || initialize.status === "pass") return undefined;
+  const line = (report.stderrTail ?? []).filter((text) => text.trim() !== "").at(-1);
+  if (line?.startsWith("acp-kit: ") !== true) return undefined;
+  const text = line.slice("acp-kit: ".length);
+  return {
+    exitCode: text.includes(" refused the credentials ")
+      ? ExitCodes.AUTH_REQUIRED
+      : ExitCodes.REMOTE_FAILED,
+    message: `${text.charAt(0).toUpperCase()}${text.slice(1)}`,
+  };
 }
 
 /** Serves the client probe on this process's stdio until the editor closes it. */

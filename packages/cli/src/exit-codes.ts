@@ -52,9 +52,31 @@ export const ExitCodes = {
    * session, or there is none to continue.
    */
   SESSION_UNAVAILABLE: 32,
+  /**
+   * `--url`: the connection to the remote agent failed (refused, dropped, an HTTP error
+   * other than 401) or the server ended it. A 401 is {@link ExitCodes.AUTH_REQUIRED}.
+   */
+  REMOTE_FAILED: 33,
   /** `acp-kit check`: at least one conformance check failed. */
   CHECK_FAILED: 50,
 } as const;
+
+/**
+ * The key, in an error's `data`, that marks an answer the `--url` bridge made itself for
+ * a request its connection failed (the remote agent never answered it). Its value:
+ * `{ status?: number }`, the HTTP status when there was one.
+ */
+export const REMOTE_FAILURE = "acpKitRemoteFailure";
+
+/** The HTTP status in an answer the `--url` bridge made for a failed request, if it is one. */
+function remoteFailure(error: RequestError): { status?: number } | undefined {
+  const data = error.data;
+  if (typeof data !== "object" || data === null) return undefined;
+  const failure = (data as Record<string, unknown>)[REMOTE_FAILURE];
+  if (typeof failure !== "object" || failure === null) return undefined;
+  const status = (failure as { status?: unknown }).status;
+  return typeof status === "number" ? { status } : {};
+}
 
 /** The exit code for a stop reason. */
 export function exitCodeForStopReason(stopReason: StopReason): number {
@@ -74,8 +96,16 @@ export function exitCodeForStopReason(stopReason: StopReason): number {
   }
 }
 
-/** How a failure maps to an exit code and a message. */
-export function describeFailure(error: unknown): { exitCode: number; message: string } {
+/**
+ * How a failure maps to an exit code and a message. `target`: the agent it came from; for
+ * the `--url` bridge, its exit codes {@link ExitCodes.REMOTE_FAILED} and
+ * {@link ExitCodes.AUTH_REQUIRED} name the connection's failure, in the words of its
+ * last stderr line.
+ */
+export function describeFailure(
+  error: unknown,
+  target?: { readonly remote?: boolean },
+): { exitCode: number; message: string } {
   if (error instanceof SessionChoiceError)
     return { exitCode: ExitCodes.USAGE, message: error.message };
   if (error instanceof SessionUnavailableError)
@@ -84,6 +114,8 @@ export function describeFailure(error: unknown): { exitCode: number; message: st
   if (error instanceof AgentStartupError)
     return { exitCode: ExitCodes.AGENT_START, message: error.message };
   if (error instanceof ConnectionError) {
+    const bridge = target?.remote === true ? bridgeFailure(error.cause) : undefined;
+    if (bridge !== undefined) return bridge;
     if (error.cause instanceof AgentExitError || error.code === "connection_closed") {
       return { exitCode: ExitCodes.AGENT_CRASHED, message: error.message };
     }
@@ -110,6 +142,13 @@ export function describeFailure(error: unknown): { exitCode: number; message: st
     return { exitCode: ExitCodes.FAILURE, message: error.message };
   }
   if (error instanceof RequestError) {
+    const remote = remoteFailure(error);
+    if (remote !== undefined) {
+      return {
+        exitCode: remote.status === 401 ? ExitCodes.AUTH_REQUIRED : ExitCodes.REMOTE_FAILED,
+        message: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}`,
+      };
+    }
     const text = describePeerError(error);
     if (error.code === ErrorCodes.AUTH_REQUIRED) {
       const detail = errorDataText(error.data);
@@ -129,6 +168,26 @@ export function describeFailure(error: unknown): { exitCode: number; message: st
   };
 }
 
+/**
+ * The `--url` bridge's own account of why it ended (see `runRemoteStdio`): its exit code
+ * for a failed connection or a 401, and its last stderr line; `undefined` for any other end.
+ */
+function bridgeFailure(cause: unknown): { exitCode: number; message: string } | undefined {
+  if (!(cause instanceof AgentExitError)) return undefined;
+  if (cause.code !== ExitCodes.REMOTE_FAILED && cause.code !== ExitCodes.AUTH_REQUIRED)
+    return undefined;
+  const line = cause.stderrTail
+    .filter((text) => text.trim() !== "")
+    .at(-1)
+    ?.replace(/^acp-kit: /, "");
+  const fallback =
+    cause.code === ExitCodes.AUTH_REQUIRED
+      ? "the server refused the credentials (HTTP 401)"
+      : "the connection to the remote agent failed";
+  const text = line ?? fallback;
+  return { exitCode: cause.code, message: `${text.charAt(0).toUpperCase()}${text.slice(1)}` };
+}
+
 /** The exit-code table as help text. */
 export const EXIT_CODE_HELP = `Exit codes:
   0   the turn ended normally (end_turn)
@@ -139,11 +198,13 @@ export const EXIT_CODE_HELP = `Exit codes:
   11  max_tokens
   12  max_turn_requests
   13  cancelled
-  20  the agent requires authentication
+  20  the agent requires authentication (--url: also the server answered HTTP 401)
   30  the agent exited or crashed
   31  the agent reported an error (its message and data are printed)
   32  the session cannot be continued (--session, --continue, --resume: the agent can
       neither load nor resume sessions, or it has no such session)
+  33  --url: the connection to the remote agent failed (refused, dropped, an HTTP error)
+      or the server ended it
   40  the agent broke the protocol (invalid answer, no answer, unknown stop reason)
   129 ended by SIGHUP, 143 by SIGTERM (the agent and its terminals are ended first)`;
 

@@ -196,7 +196,8 @@ async function sessionMemory(
     runArgs = [
       ...cwd,
       "--url",
-      opts.url,
+      // target.label is the URL without its secrets (credentials, query values).
+      target.label,
       ...(opts.tokenEnv === undefined ? [] : ["--token-env", opts.tokenEnv]),
       ...(opts.remoteFs === true ? ["--remote-fs"] : []),
       ...(opts.remoteTerminal === true ? ["--remote-terminal"] : []),
@@ -572,18 +573,22 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
               "--retention-* and --resume-wait set what is kept for clients that resume; --no-resume keeps nothing.",
             );
           // A named agent or registry id (`acp-kit serve codex-acp`), or a command after `--`;
-          // each connection's agent inherits this process's environment.
+          // each connection's agent gets this process's environment and the agent's own
+          // variables, not the token's (see runServe).
           const target = await agentTarget(words);
-          // The registry's variables add to this environment, never replace one of it, and
-          // never set the variable that holds the server's token.
-          for (const [name, value] of Object.entries(target.env ?? {})) {
-            if (name !== opts.tokenEnv && process.env[name] === undefined)
-              process.env[name] = value;
-          }
+          // The agent's own variables (a named or registry agent's) add to this environment,
+          // never replace one of it, and never set the variable that holds the server's
+          // token (runServe also keeps that variable from the agents).
+          const agentEnv = Object.fromEntries(
+            Object.entries(target.env ?? {}).filter(
+              ([name]) => name !== opts.tokenEnv && process.env[name] === undefined,
+            ),
+          );
           const { runServe } = await import("./serve-command.js");
           process.exitCode = await runServe({
             command: target.command,
             args: target.args,
+            env: agentEnv,
             ...(target.windowsVerbatimArguments === true ? { windowsVerbatimArguments: true } : {}),
             host: opts.host,
             port: opts.port,
@@ -604,14 +609,21 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
   program
     .command("remote-stdio", { hidden: true })
     .description("the --url bridge: ACP on stdio to a remote agent")
-    .argument("<url>")
+    .argument("<url>", "the endpoint (only shown, with --url-env)")
+    .option("--url-env <name>", "the environment variable holding the endpoint")
     .option("--token-env <name>")
     .option("--remote-fs")
     .option("--remote-terminal")
-    .action(async (url: string, opts: RemoteFlags) => {
+    .action(async (url: string, opts: RemoteFlags & { urlEnv?: string }) => {
       try {
         const { runRemoteStdio } = await import("./remote-target.js");
         process.exitCode = await runRemoteStdio(url, opts);
+        // Done: stdin is not read any more. A WebSocket's closing handshake may still be
+        // under way (exiting now would cut it, and the server would keep the connection
+        // for a resume); anything else left (a socket the server keeps open) may hold the
+        // process no longer than this.
+        process.stdin.destroy();
+        setTimeout(() => process.exit(), 1_500).unref();
       } catch (error) {
         fail(error);
       }

@@ -227,7 +227,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
               exitCode: ExitCodes.AUTH_REQUIRED,
               message: authMessage(error.authMethods, error.data),
             }
-          : describeFailure(error);
+          : describeFailure(error, options.target);
     release();
     emit({ type: "error", exitCode, message });
     if (!json) err.write(`${seen.text ? "\n" : ""}acp-kit: ${message}\n`);

@@ -13,6 +13,11 @@ import { printable } from "./terminal-text.js";
 export interface AgentTarget extends AgentLaunch {
   /** What to call it in messages: the name, or the command line. */
   readonly label: string;
+  /**
+   * The command is this CLI's `--url` bridge to a remote agent: its exit codes name what
+   * happened to the connection (see `describeFailure`).
+   */
+  readonly remote?: boolean;
 }
 
 /** A command line mistake (exit code 2). */

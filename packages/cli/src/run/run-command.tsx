@@ -217,7 +217,7 @@ async function runLive(options: RunOptions): Promise<number> {
       ui.leave();
       return;
     }
-    const failure = describeFailure(error);
+    const failure = describeFailure(error, options.target);
     exitCode = failure.exitCode;
     startFailure = failure.message;
     ui.leave();
@@ -346,7 +346,7 @@ async function runPlain(options: RunOptions): Promise<number> {
     const signal = signals.received;
     const { exitCode, message } =
       signal === undefined
-        ? describeFailure(error)
+        ? describeFailure(error, options.target)
         : { exitCode: signalExitCode(signal), message: `ended by ${signal}` };
     transcript.line(`acp-kit: ${message}`);
     return exitCode;

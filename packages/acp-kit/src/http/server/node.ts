@@ -131,6 +131,15 @@ export function attachAcpHandler(
   handler: AcpHttpHandler,
   options: AttachOptions = {},
 ): () => void {
+  return attach(server, handler, options).detach;
+}
+
+/** {@link attachAcpHandler}, with the WebSockets it accepted (open ones) for a shutdown. */
+function attach(
+  server: Server,
+  handler: AcpHttpHandler,
+  options: AttachOptions,
+): { detach: () => void; sockets: ReadonlySet<WebSocket> } {
   const path = options.path ?? DEFAULT_ACP_PATH;
   const wss = new WebSocketServer({ noServer: true, maxPayload: handler.maxBodyBytes });
   const pendingHeaders = new WeakMap<IncomingMessage, string>();
@@ -230,11 +239,46 @@ export function attachAcpHandler(
 
   server.on("request", onRequest);
   server.on("upgrade", onUpgrade);
-  return () => {
+  const detach = (): void => {
     server.off("request", onRequest);
     server.off("upgrade", onUpgrade);
     wss.close();
   };
+  // `ws` keeps the open sockets in `clients` (client tracking is on by default).
+  return { detach, sockets: wss.clients };
+}
+
+/**
+ * How long a shutting-down server waits for its WebSocket clients to answer the close
+ * frame before it drops their sockets. (`ws` alone waits 30 s for a client that ignores
+ * close frames, and `server.close()` waits for that socket.)
+ */
+const SOCKET_CLOSE_GRACE_MS = 2_000;
+
+/**
+ * Sends a close frame to each socket still open (one with no connection yet has had none),
+ * waits until all have closed, at most `graceMs`, then drops those left.
+ */
+async function closeSockets(sockets: ReadonlySet<WebSocket>, graceMs: number): Promise<void> {
+  const open = [...sockets].filter((socket) => socket.readyState !== socket.CLOSED);
+  if (open.length === 0) return;
+  for (const socket of open) {
+    if (socket.readyState === socket.OPEN) socket.close(1001, "Server shutting down");
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closed = Promise.all(
+    open.map(
+      (socket) =>
+        new Promise<void>((resolve) => {
+          if (socket.readyState === socket.CLOSED) resolve();
+          else socket.once("close", () => resolve());
+        }),
+    ),
+  );
+  await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+  clearTimeout(timer);
+  for (const socket of open) if (socket.readyState !== socket.CLOSED) socket.terminate();
+  await closed;
 }
 
 /** A running ACP server made by {@link createAcpNodeServer}. */
@@ -249,7 +293,10 @@ export interface AcpNodeServer {
    * `authenticate` hook and `allowUnauthenticated` is not set.
    */
   listen(port: number, host?: string): Promise<AddressInfo>;
-  /** Ends every connection and stops listening. */
+  /**
+   * Ends every connection and stops listening. WebSocket clients get a close frame and
+   * 2 s to answer it; the sockets of those that do not are dropped.
+   */
   close(): Promise<void>;
 }
 
@@ -271,7 +318,7 @@ export interface AcpNodeServerOptions extends AcpHttpHandlerOptions, AttachOptio
 export function createAcpNodeServer(options: AcpNodeServerOptions): AcpNodeServer {
   const handler = createAcpHttpHandler(options);
   const server = createServer();
-  const detach = attachAcpHandler(server, handler, options);
+  const attached = attach(server, handler, options);
   return {
     server,
     handler,
@@ -299,7 +346,9 @@ export function createAcpNodeServer(options: AcpNodeServerOptions): AcpNodeServe
     },
     async close() {
       await handler.close();
-      detach();
+      // A client that does not answer its close frame is dropped after the grace.
+      await closeSockets(attached.sockets, SOCKET_CLOSE_GRACE_MS);
+      attached.detach();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
