@@ -101,7 +101,7 @@ describe("remote failures are named as what they are", { timeout: 120_000 }, () 
     }
   });
 
-  it("HTTP 401: the login exit code (20), and what to check", async () => {
+  it("HTTP 401: the login exit code (20), and what to check, HTTP and WebSocket", async () => {
     const env = { ACP_TEST_TOKEN: "s3cret-token", WRONG_TOKEN: "not-the-token" };
     const served = await serve(["--token-env", "ACP_TEST_TOKEN"], env);
     try {
@@ -118,6 +118,14 @@ describe("remote failures are named as what they are", { timeout: 120_000 }, () 
       );
       expect(wrong.code).toBe(20);
       expect(wrong.stderr).toMatch(/check the token in WRONG_TOKEN/);
+      // Over a WebSocket, the refused upgrade's status is reported the same way (it was
+      // "closed (code 1006)", exit 33).
+      const ws = await runCli(
+        ["prompt", "--url", served.url.replace(/^http/, "ws"), "--token-env", "WRONG_TOKEN", "hi"],
+        { env },
+      );
+      expect(ws.code, ws.stderr).toBe(20);
+      expect(ws.stderr).toMatch(/HTTP 401/);
     } finally {
       await stop(served);
     }
