@@ -141,9 +141,12 @@ describe("RecentSessions", () => {
     const cases: [string, (dir: string) => Promise<() => Promise<void>>, RegExp][] = [
       [
         "directory",
-        async (dir) => {
+        (dir) => {
           mkdirSync(join(dir, "sessions.json"));
-          return async () => expect(lstatSync(join(dir, "sessions.json")).isDirectory()).toBe(true);
+          return Promise.resolve(() => {
+            expect(lstatSync(join(dir, "sessions.json")).isDirectory()).toBe(true);
+            return Promise.resolve();
+          });
         },
         /is a directory, not a file/,
       ],
