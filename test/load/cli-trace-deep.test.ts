@@ -167,6 +167,33 @@ describe("trace view of messages nested 100,000 levels", () => {
     expect(html).toContain(`${" ".repeat(2 * 100)}{… (nested too deep)}`);
   });
 
+  it("skips header, event and exit records with deep values where text belongs", () => {
+    const deepArray = deepJson(DEPTH, "[", "]");
+    const at = '"at":"2026-01-01T00:00:00.000Z"';
+    const crafted = [
+      text.trimEnd(),
+      `{"type":${deepArray},"t":12,${at}}`,
+      `{"type":"event","t":12,${at},"event":"signal","detail":${deepArray}}`,
+      `{"type":"event","t":12,${at},"event":${deepArray}}`,
+      `{"type":"header","format":"acp-kit-trace","version":1,"t":0,${at},"command":"x",` +
+        `"args":${deepArray},"cwd":"/","pid":1}`,
+      `{"type":"exit","t":13,${at},"code":null,"signal":${deepArray},"stats":{}}`,
+      `{"type":"exit","t":13,${at},"code":0,"signal":null,"stats":{"dropped":${deepArray}}}`,
+      "",
+    ].join("\n");
+    const trace = parseTrace(crafted);
+    expect(trace.problems.map((p) => p.reason)).toEqual([
+      `unknown record type ${"[".repeat(60)}…`,
+      "an event record whose detail is not valid",
+      "an event record whose event is not valid",
+      "a header record whose args is not valid",
+      "an exit record whose signal is not valid",
+      "an exit record whose stats is not valid",
+    ]);
+    expect(formatTrace(trace)).toContain("an exit record whose stats is not valid");
+    expect(renderTraceHtml(trace)).toContain("</html>");
+  });
+
   it("runs as the built CLI: text and --html", async () => {
     if (!existsSync(cli)) throw new Error("Build first (npm run build): the test runs dist/cli.js");
     const file = join(dir, "deep-view.ndjson");
