@@ -247,6 +247,40 @@ describe("something other than a file at the session list", () => {
   }
 });
 
+describe("something other than a file at the agents file", () => {
+  it.skipIf(process.platform === "win32")(
+    "a FIFO or a directory: agents and a named agent say what is there, nothing waits",
+    () => {
+      for (const [kind, said] of [
+        ["FIFO", "a FIFO (named pipe)"],
+        ["directory", "a directory"],
+      ] as const) {
+        const w = workspace();
+        const config = join(w.dir, "config");
+        const file = join(config, "acp-kit", "agents.json");
+        mkdirSync(join(config, "acp-kit"), { recursive: true });
+        if (kind === "FIFO") expect(spawnSync("mkfifo", [file]).status).toBe(0);
+        else mkdirSync(file);
+        const cliWith = (args: string[]) => {
+          const result = spawnSync(process.execPath, [cli, ...args], {
+            cwd: w.project,
+            encoding: "utf8",
+            env: { ...process.env, NO_COLOR: "1", ...w.env, XDG_CONFIG_HOME: config },
+            timeout: 60_000,
+          });
+          return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+        };
+        // Before: a FIFO made both wait for ever (readFileSync waits for a writer).
+        for (const args of [["agents"], ["prompt", "where", "some-agent"]]) {
+          const result = cliWith(args);
+          expect(result.code, kind).toBe(2);
+          expect(result.stderr).toContain(`acp-kit: ${file}: is ${said}, not a file.`);
+        }
+      }
+    },
+  );
+});
+
 describe("acp-kit run --resume (plain)", () => {
   const declared = (project: string) => ({
     sessions: [

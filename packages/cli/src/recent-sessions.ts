@@ -16,10 +16,10 @@
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { constants, type Stats } from "node:fs";
 import { mkdir, open, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { kindOf, READ_WITHOUT_WAITING } from "./regular-file.js";
 
 /** One remembered session. */
 export interface SessionRecord {
@@ -145,27 +145,15 @@ export class SessionListUnusableError extends Error {
   }
 }
 
-/** What a file system entry that is not a regular file is, in words. */
-function kindOf(info: Stats): string {
-  if (info.isDirectory()) return "a directory";
-  if (info.isFIFO()) return "a FIFO (named pipe)";
-  if (info.isSocket()) return "a socket";
-  if (info.isCharacterDevice()) return "a character device";
-  if (info.isBlockDevice()) return "a block device";
-  return "not a regular file";
-}
-
 /**
  * The text of the file at `file`, or undefined when there is none. It is opened without
  * blocking (a FIFO would wait for a writer forever) and read only when it is a regular
  * file (after a symbolic link); anything else is a {@link SessionListUnusableError}.
  */
 async function readListFile(file: string): Promise<string | undefined> {
-  // O_NONBLOCK is Unix's; Windows has no FIFO to wait on.
-  const flags = constants.O_RDONLY | ((constants.O_NONBLOCK as number | undefined) ?? 0);
   let handle;
   try {
-    handle = await open(file, flags);
+    handle = await open(file, READ_WITHOUT_WAITING);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
