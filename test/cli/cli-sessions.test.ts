@@ -5,7 +5,14 @@
  * (`--sessions-file`) so that each command, a new agent process, can load them.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { testTempDir } from "../support/temp-dir.js";
@@ -177,6 +184,101 @@ describe("acp-kit prompt --session / --continue", () => {
     expect(result.stderr).toMatch(/acp-kit: the session list .* was unreadable/);
     expect(w.remembered()).toEqual([expect.objectContaining({ name: "work" })]);
   });
+});
+
+describe("something other than a file at the session list", () => {
+  /** Puts a FIFO, a directory, or a symbolic link to a FIFO at `path`. */
+  const make = {
+    FIFO: (path: string) => {
+      expect(spawnSync("mkfifo", [path]).status).toBe(0);
+    },
+    directory: (path: string) => mkdirSync(path),
+    "link to a FIFO": (path: string) => {
+      const target = `${path}.fifo`;
+      expect(spawnSync("mkfifo", [target]).status).toBe(0);
+      symlinkSync(target, path);
+    },
+  };
+  const said = {
+    FIFO: "a FIFO (named pipe)",
+    directory: "a directory",
+    "link to a FIFO": "a FIFO (named pipe)",
+  };
+
+  for (const kind of ["FIFO", "directory", "link to a FIFO"] as const) {
+    it.skipIf(process.platform === "win32")(
+      `${kind}: prompt answers with a warning, sessions says what is wrong, nothing waits`,
+      () => {
+        const w = workspace();
+        mkdirSync(join(w.dir, "state"));
+        make[kind](w.stateFile);
+        const warning = `acp-kit: the session list ${w.stateFile} is ${said[kind]}, not a file: sessions are not remembered until it is moved away\n`;
+        // Before: a FIFO made prompt wait forever after its answer, and sessions before
+        // printing anything; a directory made sessions exit with EISDIR.
+        const named = w.run(["prompt", "--session", "work", "where"]);
+        expect(named).toEqual({ code: 0, stdout: `in ${w.project}\n`, stderr: warning });
+        const plain = w.run(["prompt", "where"]);
+        expect(plain).toEqual({ code: 0, stdout: `in ${w.project}\n`, stderr: warning });
+        const continued = w.run(["prompt", "--continue", "where"]);
+        expect(continued.code).toBe(32);
+        expect(continued.stderr).toMatch(
+          /^acp-kit: the session list .*\nacp-kit: No session to continue/,
+        );
+        const sessions = (args: string[]) => {
+          const result = spawnSync(process.execPath, [cli, "sessions", ...args], {
+            cwd: w.project,
+            encoding: "utf8",
+            env: { ...process.env, NO_COLOR: "1", ...w.env },
+            timeout: 60_000,
+          });
+          return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+        };
+        expect(sessions([])).toEqual({ code: 1, stdout: "", stderr: warning });
+        expect(sessions(["--all", "--json"])).toEqual({ code: 1, stdout: "", stderr: warning });
+        expect(sessions(["forget", "work"])).toEqual({ code: 1, stdout: "", stderr: warning });
+        // Left as it was.
+        const left = lstatSync(w.stateFile);
+        if (kind === "FIFO") expect(left.isFIFO()).toBe(true);
+        if (kind === "directory") expect(left.isDirectory()).toBe(true);
+        if (kind === "link to a FIFO") expect(left.isSymbolicLink()).toBe(true);
+        expect(existsSync(`${w.stateFile}.corrupt`)).toBe(false);
+      },
+    );
+  }
+});
+
+describe("something other than a file at the agents file", () => {
+  it.skipIf(process.platform === "win32")(
+    "a FIFO or a directory: agents and a named agent say what is there, nothing waits",
+    () => {
+      for (const [kind, said] of [
+        ["FIFO", "a FIFO (named pipe)"],
+        ["directory", "a directory"],
+      ] as const) {
+        const w = workspace();
+        const config = join(w.dir, "config");
+        const file = join(config, "acp-kit", "agents.json");
+        mkdirSync(join(config, "acp-kit"), { recursive: true });
+        if (kind === "FIFO") expect(spawnSync("mkfifo", [file]).status).toBe(0);
+        else mkdirSync(file);
+        const cliWith = (args: string[]) => {
+          const result = spawnSync(process.execPath, [cli, ...args], {
+            cwd: w.project,
+            encoding: "utf8",
+            env: { ...process.env, NO_COLOR: "1", ...w.env, XDG_CONFIG_HOME: config },
+            timeout: 60_000,
+          });
+          return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+        };
+        // Before: a FIFO made both wait for ever (readFileSync waits for a writer).
+        for (const args of [["agents"], ["prompt", "where", "some-agent"]]) {
+          const result = cliWith(args);
+          expect(result.code, kind).toBe(2);
+          expect(result.stderr).toContain(`acp-kit: ${file}: is ${said}, not a file.`);
+        }
+      }
+    },
+  );
 });
 
 describe("acp-kit run --resume (plain)", () => {

@@ -95,6 +95,30 @@ describe("describePeerError", () => {
     expect(errorDataText("  ")).toBeUndefined();
     expect(errorDataText([])).toBeUndefined();
   });
+
+  it("reads data nested 100,000 levels deep without overflowing the stack", () => {
+    // Built without recursion; JSON.stringify and a recursive walk overflow on each.
+    let array: unknown = 1;
+    let object: Record<string, unknown> = { end: 1 };
+    let tree: Record<string, unknown> = { _errors: ["Required"] };
+    for (let i = 0; i < 100_000; i++) {
+      array = [array];
+      object = { a: object };
+      tree = { f: tree, _errors: [`e${i}`] };
+    }
+    const arrayText = errorDataText(array) ?? "";
+    expect(arrayText).toBe(`${"[".repeat(299)}…`);
+    expect(errorDataText({ deep: object })).toBe(`{"deep":${'{"a":'.repeat(38)}{…`);
+    // Every issue counted, the first three named.
+    expect(errorDataText(tree)).toBe("e99999; f: e99998; f.f: e99997; and 99998 more");
+    const path = [[[[["x"]]]]] as unknown;
+    expect(errorDataText([{ path: [path, "b"], message: "bad" }])).toBe('[[[[["x"]]]]].b: bad');
+    let deepPath: unknown = "x";
+    for (let i = 0; i < 100_000; i++) deepPath = [deepPath];
+    expect(errorDataText([{ path: ["a", deepPath], message: "bad" }])).toBe(
+      `a.${"[".repeat(39)}…: bad`,
+    );
+  });
 });
 
 describe("describeFailure", () => {

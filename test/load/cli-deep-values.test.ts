@@ -1,8 +1,11 @@
 /**
  * Deep and huge values in every kind of session update, through the session reducer, the
  * plain transcript (`run --plain`) and the live view's model and item views: nothing may
- * throw, and nothing may take long.
+ * throw, and nothing may take long. And `prompt --json` (the built CLI) writes every event
+ * of a real agent process, however deep.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { PassThrough, Writable } from "node:stream";
 import { render } from "ink";
 import { createElement } from "react";
@@ -20,7 +23,7 @@ function deep(depth: number): Record<string, unknown> {
   return value;
 }
 
-const DEEP = deep(20_000);
+const DEEP = deep(100_000);
 const HUGE = "x".repeat(2_000_000);
 
 /** One update of every kind, each carrying a deep `_meta` and a huge string. */
@@ -130,5 +133,48 @@ describe("deep and huge values in every update", () => {
     instance.unmount();
     await instance.waitUntilExit().catch((error: unknown) => errors.push(error));
     expect(errors).toEqual([]);
+  });
+});
+
+/** An agent that answers a prompt with a tool call whose input nests 100,000 levels. */
+const DEEP_AGENT = `
+const deep = '{"a":['.repeat(100000) + "1" + "]}".repeat(100000);
+const send = (s) => process.stdout.write(s + "\\n");
+require("node:readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  const answer = (result) => send(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }));
+  if (m.method === "initialize") answer({ protocolVersion: 1, agentCapabilities: {} });
+  else if (m.method === "session/new") answer({ sessionId: "s1" });
+  else if (m.method === "session/prompt") {
+    send('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":' +
+      '{"sessionUpdate":"tool_call","toolCallId":"t1","title":"deep","rawInput":' + deep + '}}}');
+    answer({ stopReason: "end_turn" });
+  } else if (m.id !== undefined) answer({});
+});
+`;
+
+describe("prompt --json with a value nested 100,000 levels", () => {
+  it("writes the update's event whole", () => {
+    const cli = new URL("../../packages/cli/dist/cli.js", import.meta.url).pathname;
+    if (!existsSync(cli)) throw new Error("Build first (npm run build): the test runs dist/cli.js");
+    const result = spawnSync(
+      process.execPath,
+      [cli, "prompt", "--json", "hi", "--", process.execPath, "-e", DEEP_AGENT],
+      { encoding: "utf8", timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+    );
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    const events = result.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; update?: Record<string, unknown> });
+    expect(events.map((e) => e.type)).toEqual(["initialize", "session", "update", "stop"]);
+    const update = events[2]?.update;
+    expect(update?.toolCallId).toBe("t1");
+    let depth = 0;
+    for (let v = update?.rawInput; typeof v === "object" && v !== null; depth++) {
+      v = Array.isArray(v) ? v[0] : (v as Record<string, unknown>).a;
+    }
+    expect(depth).toBe(200_000);
   });
 });

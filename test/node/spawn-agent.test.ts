@@ -459,7 +459,16 @@ describe("spawnAgent: startup errors", () => {
   });
 
   it("times out initialize with the phase and the stderr tail, and the agent can be closed", async () => {
-    const agent = await startRaw(["--silent-init"]);
+    // The time limit starts once the agent's stderr line has arrived: under load, 500 ms
+    // could pass before it did, and the tail was empty.
+    let booted: () => void = () => undefined;
+    const booting = new Promise<void>((resolve) => (booted = resolve));
+    const agent = await startRaw(["--silent-init"], {
+      onStderr: (line) => {
+        if (line === "booting...") booted();
+      },
+    });
+    await within(booting, 20_000, "the agent's stderr line");
     const error = await within(
       rejection(agent.initialize(undefined, { timeoutMs: 500 })),
       20_000,

@@ -1,7 +1,15 @@
 /**
  * TerminalManager with real processes: output, limits, exit, kill, release, groups.
  */
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -48,6 +56,17 @@ async function run(
   const exit = await terminals.waitForTerminalExit({ sessionId: S, terminalId });
   const output = await terminals.terminalOutput({ sessionId: S, terminalId });
   return { terminalId, exit, output };
+}
+
+/**
+ * The pid a command printed, once its output has it: the exit can be reported before the
+ * output is read (`exitDrainMs` after it, when a background process holds the pipe).
+ */
+async function printedPid(terminals: TerminalManager, terminalId: string): Promise<number> {
+  return waitFor(async () => {
+    const { output } = await terminals.terminalOutput({ sessionId: S, terminalId });
+    return /^\d+\n$/.test(output) && Number(output.trim());
+  }, "the pid it prints");
 }
 
 /** Starts a command printing `ready` and then running until killed; resolves when ready. */
@@ -205,9 +224,9 @@ describe("kill and release", () => {
 
   it.runIf(POSIX)("release reaches processes that outlived the command", async () => {
     const terminals = manager({ exitDrainMs: 100 });
-    const { terminalId, exit, output } = await run(terminals, "sleep 100 & echo $!");
+    const { terminalId, exit } = await run(terminals, "sleep 100 & echo $!");
     expect(exit).toEqual({ exitCode: 0, signal: null });
-    const pid = Number(output.output.trim());
+    const pid = await printedPid(terminals, terminalId);
     expect(isAlive(pid)).toBe(true);
     await terminals.releaseTerminal({ sessionId: S, terminalId });
     await waitFor(() => !isAlive(pid), "the background process to die");
@@ -275,9 +294,12 @@ describe("kill and release", () => {
     // walk from the command finds it (docs/node.md says so).
     it.runIf(LINUX)("cannot find one whose parent already exited", async () => {
       const terminals = manager({ exitDrainMs: 100 });
-      const { terminalId, output } = await run(terminals, "setsid sleep 1000 & echo $!");
-      const pid = Number(output.output.trim());
+      const { terminalId } = await run(terminals, "setsid sleep 1000 & echo $!");
+      const pid = await printedPid(terminals, terminalId);
       stray.push(pid);
+      // setsid has left the group once it runs sleep (before, the release's kill of the
+      // group reached it: under load, setsid could start later than the exit was reported).
+      await waitFor(() => readFileSync(`/proc/${pid}/comm`, "utf8") === "sleep\n", "sleep");
       await terminals.releaseTerminal({ sessionId: S, terminalId });
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(isAlive(pid)).toBe(true);

@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { findOnPath } from "acp-kit/node";
 import builtInAgents from "./built-in-agents.json";
+import { NotAFileError, readRegularFileSync } from "./regular-file.js";
 
 /** How to launch an agent. */
 export interface AgentLaunch {
@@ -100,13 +100,17 @@ function parseLaunch(path: string, name: string, value: unknown): AgentLaunch {
 
 /** The user's agents, from the config file (an empty table when there is none). */
 export function readAgentsConfig(path = agentsConfigPath()): Record<string, AgentLaunch> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(path, "utf8");
+    // Not readFileSync: a FIFO at the path made every command that reads it wait for ever.
+    text = readRegularFileSync(path);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    if (error instanceof NotAFileError) {
+      throw new AgentsConfigError(path, `is ${error.kind}, not a file`);
+    }
     throw new AgentsConfigError(path, `cannot be read (${(error as Error).message})`);
   }
+  if (text === undefined) return {};
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -7,7 +7,7 @@
  */
 import { RequestError } from "acp-kit";
 import type { Client } from "acp-kit";
-import { CLIENT_HANDLER_NAMES } from "acp-kit/internal";
+import { CLIENT_HANDLER_NAMES, jsonText } from "acp-kit/internal";
 import { METHOD_SPECS } from "acp-kit";
 import { AuthRequiredError, errorDataText, loginPlan } from "acp-kit";
 import { wrapClient } from "acp-kit/internal";
@@ -149,7 +149,9 @@ function authMessage(methods: readonly schema.AuthMethod[], data?: unknown): str
 export async function runPromptCommand(options: PromptCommandOptions): Promise<number> {
   const { out, err, json } = options;
   const write = (event: PromptEvent): void => {
-    if (json) out.write(JSON.stringify(event) + "\n");
+    // jsonText: an agent's value may be nested deeper than JSON.stringify can write (it
+    // threw in the update handler, and the event was lost).
+    if (json) out.write(`${jsonText(event) ?? "null"}\n`);
   };
   // Agents may send updates before they answer session/new. Those are held until the
   // `initialize` and `session` events are out, so that every run starts the same way.

@@ -1,5 +1,13 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { testTempDir } from "../../../test/support/temp-dir.js";
@@ -9,6 +17,7 @@ import {
   defaultStateDir,
   findSession,
   RecentSessions,
+  SessionListUnusableError,
 } from "./recent-sessions.js";
 
 const repoRoot = new URL("../../../", import.meta.url).pathname;
@@ -126,6 +135,57 @@ describe("RecentSessions", () => {
       }),
     );
     expect((await store.all()).map((r) => r.sessionId)).toEqual(["s1"]);
+  });
+
+  it("leaves a directory, a socket or a path through a file alone: unusable, said once", async () => {
+    const cases: [string, (dir: string) => Promise<() => Promise<void>>, RegExp][] = [
+      [
+        "directory",
+        (dir) => {
+          mkdirSync(join(dir, "sessions.json"));
+          return Promise.resolve(() => {
+            expect(lstatSync(join(dir, "sessions.json")).isDirectory()).toBe(true);
+            return Promise.resolve();
+          });
+        },
+        /is a directory, not a file/,
+      ],
+      [
+        "socket",
+        async (dir) => {
+          const server = createServer();
+          await new Promise<void>((resolve) => server.listen(join(dir, "sessions.json"), resolve));
+          return async () => {
+            expect(lstatSync(join(dir, "sessions.json")).isSocket()).toBe(true);
+            await new Promise((resolve) => server.close(resolve));
+          };
+        },
+        /is a socket, not a file/,
+      ],
+    ];
+    for (const [, make, said] of cases) {
+      const dir = testTempDir("acp-kit-state-");
+      const check = await make(dir);
+      const warnings: string[] = [];
+      const store = new RecentSessions({ dir, warn: (m) => warnings.push(m) });
+      await expect(store.all()).rejects.toThrow(SessionListUnusableError);
+      await expect(store.all()).rejects.toThrow(said);
+      expect(await store.list("a", "/p")).toEqual([]);
+      await store.remember({ agent: "a", cwd: "/p", sessionId: "s1" });
+      await store.remember({ agent: "a", cwd: "/p", sessionId: "s1" });
+      await store.forget("a", "/p", "s1");
+      // One warning, however often the list is used.
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(said);
+      expect(warnings[0]).toContain("sessions are not remembered until it is moved away");
+      expect(readdirSync(dir)).toEqual(["sessions.json"]);
+      await check();
+    }
+    // The state directory's path runs through a file.
+    const file = join(testTempDir("acp-kit-state-"), "not-a-dir");
+    writeFileSync(file, "");
+    const store = new RecentSessions({ dir: file });
+    await expect(store.all()).rejects.toThrow(/cannot be opened \(ENOTDIR/);
   });
 
   it("takes over a lock left by a process that died", async () => {

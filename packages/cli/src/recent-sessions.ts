@@ -7,15 +7,19 @@
  * exclusively, taken over when stale), reads the file afresh, changes it and writes it back
  * through a temporary file and a rename, so that a reader never sees half a file and no
  * process's change is lost. A file that cannot be read as a store is set aside (renamed
- * `.corrupt`) with a warning, and the store starts afresh. Only ids, names, titles,
- * directories, times and how the agent was named are kept: never an environment value.
+ * `.corrupt`) with a warning, and the store starts afresh. Something that is not a file
+ * at its path (a FIFO, a directory, a socket) is left alone: the list is unusable until it
+ * is moved away ({@link SessionListUnusableError}), and nothing waits on it (a FIFO is
+ * opened without blocking). Only ids, names, titles, directories, times and how the agent
+ * was named are kept: never an environment value.
  *
  * @module
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, rename, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { kindOf, READ_WITHOUT_WAITING } from "./regular-file.js";
 
 /** One remembered session. */
 export interface SessionRecord {
@@ -122,6 +126,56 @@ function isRecord(value: unknown): value is SessionRecord {
   );
 }
 
+/**
+ * The session list's path holds something that is not a file (a FIFO, a directory, a
+ * socket, or a path through a file), or cannot be opened: it cannot be read or written
+ * until it is moved away.
+ */
+export class SessionListUnusableError extends Error {
+  /**
+   * @param file - The session list's path.
+   * @param what - What is there, or why it cannot be opened.
+   */
+  constructor(
+    readonly file: string,
+    what: string,
+  ) {
+    super(`the session list ${file} ${what}: sessions are not remembered until it is moved away`);
+    this.name = "SessionListUnusableError";
+  }
+}
+
+/**
+ * The text of the file at `file`, or undefined when there is none. It is opened without
+ * blocking (a FIFO would wait for a writer forever) and read only when it is a regular
+ * file (after a symbolic link); anything else is a {@link SessionListUnusableError}.
+ */
+async function readListFile(file: string): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(file, READ_WITHOUT_WAITING);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    // ENXIO: a socket; ENOTDIR: a file where a directory of the path should be.
+    if (code === "ENXIO") throw new SessionListUnusableError(file, "is a socket, not a file");
+    throw new SessionListUnusableError(
+      file,
+      `cannot be opened (${error instanceof Error ? error.message : String(error)})`,
+    );
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      const kind = kindOf(info);
+      throw new SessionListUnusableError(file, `is ${kind}, not a file`);
+    }
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Most recently used first. */
 function byRecency(a: SessionRecord, b: SessionRecord): number {
   return b.lastUsedAt.localeCompare(a.lastUsedAt);
@@ -137,6 +191,8 @@ export class RecentSessions {
   private readonly lockTimeoutMs: number;
   /** Changes of this process, one after another. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The warnings given. */
+  private readonly warned = new Set<string>();
 
   /** @param options - See {@link RecentSessionsOptions}. */
   constructor(options: RecentSessionsOptions = {}) {
@@ -147,15 +203,28 @@ export class RecentSessions {
     this.lockTimeoutMs = options.lockTimeoutMs ?? 5000;
   }
 
-  /** Every remembered session, most recently used first. */
+  /**
+   * Every remembered session, most recently used first.
+   *
+   * @throws {@link SessionListUnusableError} when the list's path is not a file.
+   */
   async all(): Promise<SessionRecord[]> {
     const { sessions } = await this.read(false);
     return [...sessions].sort(byRecency);
   }
 
-  /** The sessions of an agent in a directory, most recently used first. */
+  /**
+   * The sessions of an agent in a directory, most recently used first. None (with a
+   * warning) when the list's path is not a file: `run` and `prompt` go on without.
+   */
   async list(agent: string, cwd: string): Promise<SessionRecord[]> {
-    return (await this.all()).filter((r) => r.agent === agent && r.cwd === cwd);
+    try {
+      return (await this.all()).filter((r) => r.agent === agent && r.cwd === cwd);
+    } catch (error) {
+      if (!(error instanceof SessionListUnusableError)) throw error;
+      this.warnOnce(error.message);
+      return [];
+    }
   }
 
   /**
@@ -212,8 +281,10 @@ export class RecentSessions {
           await this.write({ version: 1, sessions: edit(sessions) });
         });
       } catch (error) {
-        this.warn(
-          `could not save the session list ${this.file}: ${error instanceof Error ? error.message : String(error)}`,
+        this.warnOnce(
+          error instanceof SessionListUnusableError
+            ? error.message
+            : `could not save the session list ${this.file}: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     });
@@ -223,13 +294,8 @@ export class RecentSessions {
 
   /** Reads the file; a missing one is empty, an unreadable one is set aside (when `fix`). */
   private async read(fix: boolean): Promise<StoreFile> {
-    let text: string;
-    try {
-      text = await readFile(this.file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, sessions: [] };
-      throw error;
-    }
+    const text = await readListFile(this.file);
+    if (text === undefined) return { version: 1, sessions: [] };
     try {
       const parsed = JSON.parse(text) as unknown;
       const sessions = (parsed as { sessions?: unknown }).sessions;
@@ -249,6 +315,13 @@ export class RecentSessions {
       }
       return { version: 1, sessions: [] };
     }
+  }
+
+  /** Tells `warn` a message it was not told yet (a run saves after every turn). */
+  private warnOnce(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.warn(message);
   }
 
   /** Writes the whole file through a temporary file and a rename. */

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { jsonText } from "./json-text.js";
 import { isPlainObject } from "./messages.js";
 
 /** A JSON-RPC error as it travels: a code, a message, maybe data. */
@@ -19,9 +20,29 @@ export interface PeerErrorLike {
 /** The longest text taken from `data`. */
 const MAX_DETAIL = 300;
 
+/** Issues named in full; the others are counted. */
+const SHOWN_ISSUES = 3;
+
 function clip(text: string, max = MAX_DETAIL): string {
   const flat = text.trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** A value's JSON, clipped: written only as far as shown, at any depth (no recursion). */
+function clipJson(value: unknown, max = MAX_DETAIL): string {
+  return clip(jsonText(value, { maxChars: max + 1 }) ?? "", max);
+}
+
+/** A path element (`["a", 0]` or ajv's `/a/0`) as text; a nested value as its JSON start. */
+function pathPart(part: unknown): string {
+  return typeof part === "string" || typeof part === "number" ? String(part) : clipJson(part, 40);
+}
+
+/** The first issues, and how many more there are. */
+function listIssues(shown: readonly string[], total: number): string | undefined {
+  if (total === 0) return undefined;
+  const text = shown.slice(0, SHOWN_ISSUES).join("; ");
+  return total > SHOWN_ISSUES ? `${text}; and ${total - SHOWN_ISSUES} more` : text;
 }
 
 /** `{path, message}` issues (ours, zod's, ajv's `instancePath`) as `path: message; ...`. */
@@ -31,34 +52,56 @@ function issuesText(issues: readonly unknown[]): string | undefined {
     if (!isPlainObject(issue) || typeof issue.message !== "string") return [];
     const rawPath = issue.path ?? issue.instancePath;
     const path = Array.isArray(rawPath)
-      ? rawPath.map(String).join(".")
+      ? rawPath.map(pathPart).join(".")
       : typeof rawPath === "string"
         ? rawPath.replace(/^\//, "").replaceAll("/", ".")
         : "";
     return [path === "" ? issue.message : `${path}: ${issue.message}`];
   });
-  if (parts.length === 0) return undefined;
-  const shown = parts.slice(0, 3).join("; ");
-  return parts.length > 3 ? `${shown}; and ${parts.length - 3} more` : shown;
+  return listIssues(parts, parts.length);
+}
+
+/** A node of a zod tree being walked: its path is its parent's and its key. */
+interface ZodNode {
+  readonly node: unknown;
+  readonly key: string;
+  readonly parent: ZodNode | undefined;
+}
+
+function zodPath(at: ZodNode): string {
+  const keys: string[] = [];
+  for (let n = at; n.parent !== undefined; n = n.parent) keys.push(n.key);
+  return keys.reverse().join(".");
 }
 
 /** zod's `format()` tree (`{_errors: [], field: {_errors: ["Required"]}}`) as issues. */
 function zodTreeText(tree: Record<string, unknown>): string | undefined {
-  const issues: string[] = [];
-  const walk = (node: unknown, path: string[]): void => {
-    if (!isPlainObject(node)) return;
+  const shown: string[] = [];
+  let total = 0;
+  // Depth first with a stack of its own (a peer's tree may be nested deeper than the call
+  // stack); a path is spelled out only for the issues shown.
+  const stack: ZodNode[] = [{ node: tree, key: "", parent: undefined }];
+  const seen = new Set<object>();
+  for (let at = stack.pop(); at !== undefined; at = stack.pop()) {
+    const node = at.node;
+    if (!isPlainObject(node) || seen.has(node)) continue;
+    seen.add(node);
     const errors = node._errors;
     if (Array.isArray(errors)) {
       for (const e of errors) {
-        if (typeof e === "string") issues.push(path.length === 0 ? e : `${path.join(".")}: ${e}`);
+        if (typeof e !== "string") continue;
+        total++;
+        if (shown.length >= SHOWN_ISSUES) continue;
+        const path = zodPath(at);
+        shown.push(path === "" ? e : `${clip(path, MAX_DETAIL)}: ${e}`);
       }
     }
-    for (const [key, child] of Object.entries(node)) {
-      if (key !== "_errors") walk(child, [...path, key]);
+    // Pushed last first: the first key is walked first.
+    for (const key of Object.keys(node).reverse()) {
+      if (key !== "_errors") stack.push({ node: node[key], key, parent: at });
     }
-  };
-  walk(tree, []);
-  return issuesText(issues);
+  }
+  return listIssues(shown, total);
 }
 
 /** What `data` says, in a line; `undefined` when it says nothing. */
@@ -68,7 +111,7 @@ export function errorDataText(data: unknown): string | undefined {
   if (typeof data === "number" || typeof data === "boolean") return String(data);
   if (Array.isArray(data)) {
     if (data.length === 0) return undefined;
-    return issuesText(data) ?? clip(JSON.stringify(data));
+    return issuesText(data) ?? clipJson(data);
   }
   if (!isPlainObject(data)) return undefined;
   for (const key of ["details", "detail", "message", "error", "reason"]) {
@@ -85,7 +128,7 @@ export function errorDataText(data: unknown): string | undefined {
     if (text !== undefined) return text;
   }
   if (Object.keys(data).length === 0) return undefined;
-  return clip(JSON.stringify(data), 200);
+  return clipJson(data, 200);
 }
 
 /**

@@ -257,8 +257,83 @@ function blocks(
   );
 }
 
-/** Renders Markdown `text` (also while it is still streaming in). */
+/**
+ * Block quotes and list items nested deeper than this on one line (`> > - > ...`), or a
+ * list item indented twice this many columns, make the text shown as it is: `marked`'s
+ * lexer recurses once per level (5,000 levels overflow the stack, and took seconds to).
+ */
+const MAX_NESTING = 32;
+
+/** A run of this many emphasis marks (`*`, `_`, `~`) too: the lexer is quadratic in it. */
+const MAX_MARK_RUN = 500;
+
+const MARK_RUN = new RegExp(`[*_~]{${MAX_MARK_RUN},}`);
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x09;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+/**
+ * The end of a list marker (`-`, `+`, `*`, `1.`, `1)`) at `at` followed by a space or the
+ * line's end; -1 when there is none.
+ */
+function listMarkerEnd(text: string, at: number): number {
+  let i = at;
+  const c = text.charCodeAt(i);
+  if (c === 0x2d || c === 0x2b || c === 0x2a) i++;
+  else {
+    while (i - at < 9 && isDigit(text.charCodeAt(i))) i++;
+    const after = text.charCodeAt(i);
+    if (i === at || (after !== 0x2e && after !== 0x29)) return -1;
+    i++;
+  }
+  const next = text.charCodeAt(i);
+  return i >= text.length || isSpace(next) || next === 0x0a ? i : -1;
+}
+
+/**
+ * True when `text` nests block quotes or lists deeper than the lexer can take (see
+ * {@link MAX_NESTING}), or has a run of emphasis marks it is slow on. One pass, no
+ * recursion.
+ */
+export function tooDeepForMarkdown(text: string): boolean {
+  if (MARK_RUN.test(text)) return true;
+  let i = 0;
+  while (i < text.length) {
+    let depth = 0;
+    let indent = 0;
+    for (;;) {
+      while (isSpace(text.charCodeAt(i))) {
+        if (depth === 0) indent++;
+        i++;
+      }
+      if (text.charCodeAt(i) === 0x3e) {
+        i++;
+      } else {
+        const end = listMarkerEnd(text, i);
+        if (end === -1) break;
+        if (depth === 0 && indent >= 2 * MAX_NESTING) return true;
+        i = end;
+      }
+      if (++depth > MAX_NESTING) return true;
+    }
+    const newline = text.indexOf("\n", i);
+    if (newline === -1) break;
+    i = newline + 1;
+  }
+  return false;
+}
+
+/**
+ * Renders Markdown `text` (also while it is still streaming in); text nested too deep for
+ * the lexer is shown as it is.
+ */
 export function Markdown({ text }: { text: string }): ReactNode {
+  if (tooDeepForMarkdown(text)) return <Text>{text}</Text>;
   const tokens = new Lexer({ gfm: true }).lex(text);
   return <Box flexDirection="column">{blocks(tokens, "md", 0)}</Box>;
 }

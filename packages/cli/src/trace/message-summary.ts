@@ -6,6 +6,7 @@
  * @module
  */
 import { describePeerError, errorDataText } from "acp-kit";
+import { jsonText } from "acp-kit/internal";
 import type { TimelineEntry } from "./trace-timeline.js";
 
 /** The longest quoted text in a summary. */
@@ -47,6 +48,12 @@ function join(...parts: (string | undefined)[]): string | undefined {
 
 function count(value: unknown, one: string, many = `${one}s`): string | undefined {
   return Array.isArray(value) ? `${value.length} ${value.length === 1 ? one : many}` : undefined;
+}
+
+/** A value's JSON, cut to `max` characters: a peer's value may be deep or huge. */
+export function shortJson(value: unknown, max = QUOTE_CHARS): string {
+  const text = jsonText(value, { maxChars: max + 1 }) ?? "undefined";
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
 /** A string value, quoted; undefined when it is not a string. */
@@ -92,7 +99,7 @@ function describeParams(method: string, params: Json): string | undefined {
       return describeUpdate(params);
     case "initialize":
       return join(
-        `protocolVersion ${JSON.stringify(params.protocolVersion)}`,
+        `protocolVersion ${shortJson(params.protocolVersion)}`,
         str(obj(params.clientInfo)?.name),
       );
     case "session/prompt":
@@ -119,7 +126,7 @@ function describeResult(method: string | undefined, result: Json): string | unde
     case "initialize": {
       const info = obj(result.agentInfo);
       return join(
-        `protocolVersion ${JSON.stringify(result.protocolVersion)}`,
+        `protocolVersion ${shortJson(result.protocolVersion)}`,
         str(info?.name),
         str(info?.version),
       );
@@ -172,10 +179,10 @@ const FOLD_SLACK = 32;
 
 /**
  * Folds a value's compact JSON to its first `maxChars` characters (unless it is only a
- * little longer than that).
+ * little longer than that). Any depth is written (without recursion).
  */
 export function fold(value: unknown, maxChars: number): Folded {
-  const json = (JSON.stringify(value) as string | undefined) ?? "undefined";
+  const json = jsonText(value) ?? "undefined";
   // Folding away a few characters would save nothing: show them.
   if (json.length <= maxChars + FOLD_SLACK) return { text: json, hiddenBytes: 0 };
   const rest = json.slice(maxChars);

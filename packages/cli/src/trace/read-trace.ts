@@ -7,6 +7,7 @@
  */
 import { createReadStream } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
+import { shortJson } from "./message-summary.js";
 import {
   TRACE_FORMAT,
   type TraceExitRecord,
@@ -45,10 +46,49 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+const isString = (v: unknown): boolean => typeof v === "string";
+const isOptional =
+  (test: (v: unknown) => boolean) =>
+  (v: unknown): boolean =>
+    v === undefined || test(v);
+const isNullable =
+  (test: (v: unknown) => boolean) =>
+  (v: unknown): boolean =>
+    v === null || test(v);
+const isNumber = (v: unknown): boolean => typeof v === "number";
+
+/**
+ * The fields of header, event and exit records that the views print, and their types:
+ * the proxy writes them so, and a file written otherwise gets a problem, not a view that
+ * prints (or joins, recursively) an object where it expects text.
+ */
+const FIELD_TYPES: Readonly<Record<string, Readonly<Record<string, (v: unknown) => boolean>>>> = {
+  header: {
+    at: isString,
+    command: isString,
+    args: (v) => Array.isArray(v) && v.every(isString),
+    cwd: isString,
+    pid: isOptional(isNullable(isNumber)),
+  },
+  event: { event: isString, detail: isOptional(isString), count: isOptional(isNumber) },
+  exit: {
+    code: isNullable(isNumber),
+    signal: isNullable(isString),
+    error: isOptional(isString),
+    stats: (v) => isObject(v) && isOptional(isNumber)(v.dropped),
+  },
+};
+
 /** The record a parsed line is, or the reason it is not one. */
 function toRecord(value: unknown): TraceRecord | string {
   if (!isObject(value)) return "not a JSON object";
   if (typeof value.t !== "number") return "no time (t)";
+  const fields = typeof value.type === "string" ? FIELD_TYPES[value.type] : undefined;
+  const wrong = Object.entries(fields ?? {}).find(([key, test]) => !test(value[key]));
+  if (wrong !== undefined) {
+    const type = String(value.type);
+    return `${/^[aeiou]/.test(type) ? "an" : "a"} ${type} record whose ${wrong[0]} is not valid`;
+  }
   switch (value.type) {
     case "header":
       return value.format === TRACE_FORMAT
@@ -60,7 +100,7 @@ function toRecord(value: unknown): TraceRecord | string {
     case undefined:
       break;
     default:
-      return `unknown record type ${JSON.stringify(value.type)}`;
+      return `unknown record type ${shortJson(value.type)}`;
   }
   if (value.dir === "agent-stderr") {
     return typeof value.text === "string"

@@ -9,6 +9,7 @@
  * @module
  */
 import { writeFile } from "node:fs/promises";
+import { jsonText } from "acp-kit/internal";
 import { describeEntry, formatBytes } from "./message-summary.js";
 import { readTrace, type Trace } from "./read-trace.js";
 import type {
@@ -45,8 +46,14 @@ const DIR_CLASSES: Record<TraceLineDirection, string> = {
   "agent-stderr": "d-stderr",
 };
 
+/**
+ * Payloads are shown this many levels deep; deeper containers as `[… (nested too deep)]`
+ * (indented, a message nested 100,000 levels would be billions of spaces).
+ */
+const MAX_SHOWN_DEPTH = 100;
+
 function pretty(value: unknown, maxChars: number): string {
-  const json = (JSON.stringify(value, null, 2) as string | undefined) ?? "undefined";
+  const json = jsonText(value, { indent: 2, maxDepth: MAX_SHOWN_DEPTH }) ?? "undefined";
   if (json.length <= maxChars) return escapeHtml(json);
   const rest = Buffer.byteLength(json.slice(maxChars), "utf8");
   return `${escapeHtml(json.slice(0, maxChars))}\n<span class="warn">… (+${formatBytes(rest)} not shown)</span>`;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { shortJson } from "./message-summary.js";
 import type { TraceEventRecord, TraceExitRecord, TraceHeaderRecord } from "./trace-format.js";
 import type { Timeline } from "./trace-timeline.js";
 
@@ -65,7 +66,7 @@ export function describeEvent(record: TraceEventRecord): string {
         ? `${record.count ?? 0} lines not recorded (recording could not keep up)`
         : `${record.count ?? 0} records dropped (the trace file could not keep up)`;
     default:
-      return `event ${JSON.stringify(record.event)}`;
+      return `event ${shortJson(record.event)}`;
   }
 }
 

@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { shortJson } from "./message-summary.js";
 import type { Trace } from "./read-trace.js";
 import {
   oppositeDirection,
@@ -108,7 +109,8 @@ function isId(value: unknown): value is string | number | null {
 }
 
 function readError(value: unknown): TimelineError {
-  if (!isObject(value)) return { code: undefined, message: JSON.stringify(value) };
+  // Not an error object: its JSON stands for the message (shortened: it may be deep or huge).
+  if (!isObject(value)) return { code: undefined, message: shortJson(value, 200) };
   return {
     code: typeof value.code === "number" ? value.code : undefined,
     message: typeof value.message === "string" ? value.message : "",
