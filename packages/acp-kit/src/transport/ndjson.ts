@@ -499,7 +499,7 @@ export type NdJsonStream = Stream & Transport;
  *   unless `options.closeOutput` is set.
  * @param input - Where messages are read from (for an agent: its stdin; for a client: the
  *   agent's stdout).
- * @param options - Size limit and logger; see {@link NdJsonStreamOptions}.
+ * @param options - Size limit, logger and `closeOutput`; see {@link NdJsonStreamOptions}.
  * @returns A {@link Stream} to hand to a connection, which is also a {@link Transport}.
  *   It can be used by one consumer only.
  */
