@@ -253,6 +253,35 @@ describe("when the connection ends, both streams are left to their owner, as cla
     }
   });
 
+  it("a plain Stream of messages: its writable is left open, both locks are given back", async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [name, lib] of libs) {
+      const events: string[] = [];
+      let answered!: () => void;
+      const answer = new Promise<void>((resolve) => (answered = resolve));
+      const writable = new WritableStream<ours.AnyMessage>({
+        write: () => {
+          events.push("write");
+          answered();
+        },
+        close: () => void events.push("close"),
+      });
+      let input!: ReadableStreamDefaultController<ours.AnyMessage>;
+      const readable = new ReadableStream<ours.AnyMessage>({ start: (c) => void (input = c) });
+      const agent = new lib.AgentSideConnection(agentImpl, { readable, writable });
+      input.enqueue(JSON.parse(INIT) as ours.AnyMessage);
+      await answer;
+      input.close();
+      await agent.closed;
+      seen[name] = { writableLocked: writable.locked, readableLocked: readable.locked };
+      // The answer to initialize went out, and the writable is still the caller's to close.
+      await expect(writable.close(), name).resolves.toBeUndefined();
+      expect(events, name).toEqual(["write", "close"]);
+    }
+    expect(seen["acp-kit"]).toEqual(seen["classic 1.9.0"]);
+    expect(seen["acp-kit"]).toEqual({ writableLocked: false, readableLocked: false });
+  });
+
   it("acp-kit's close() cancels the input, as classic's does, and unlocks it", async () => {
     const cancelled: unknown[] = [];
     const input = new ReadableStream<Uint8Array>({ cancel: (r) => void cancelled.push(r) });
