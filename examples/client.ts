@@ -282,6 +282,8 @@ async function main(): Promise<number> {
     ndJsonStream(
       Writable.toWeb(agentProcess.stdin),
       Readable.toWeb(agentProcess.stdout) as ReadableStream<Uint8Array>,
+      // The agent's stdin is ours to end: agent.close() closes it.
+      { closeOutput: true },
     ),
   );
 
@@ -336,7 +338,8 @@ async function main(): Promise<number> {
     else print(`failed: ${String(error)}`);
     return 1;
   } finally {
-    // Shutting down: close the agent's stdin, give it a moment to exit, then make sure.
+    // Shutting down: close the connection (and so the agent's stdin), give the agent a
+    // moment to exit, then make sure.
     agent.close();
     client.dispose();
     const code = await Promise.race([

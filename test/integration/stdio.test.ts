@@ -93,6 +93,8 @@ function startAgent(): AgentProcess {
     ndJsonStream(
       Writable.toWeb(child.stdin),
       Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+      // The child's stdin is ours: closing the connection ends it, and the agent exits.
+      { closeOutput: true },
     ),
   );
   started.push(agent);

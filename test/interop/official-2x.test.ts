@@ -59,6 +59,9 @@ import {
 } from "../support/interop-scenarios.js";
 import { caught, interopWire, until, wireTurn, type InteropWire } from "../support/interop-wire.js";
 
+/** Our side's options: the pipe we write is ours to end when our connection closes. */
+const OWN_PIPE = { closeOutput: true };
+
 const OFFICIAL_AGENT_NAME = "official-2x-agent";
 const OFFICIAL_CLIENT_NAME = "official-2x-client";
 const theirError = (code: number, message: string, data: unknown): Error =>
@@ -180,7 +183,11 @@ describe("(a) acp-kit AgentSideConnection ⇄ official 2.4.0 client()", () => {
 
   beforeAll(() => {
     wire = interopWire();
-    ours = connectOurAgent(ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable));
+    // The wire's pipes are the test's: closing our connection ends our pipe (closeOutput),
+    // so that the other side's connection sees its input end, as after a process exit.
+    ours = connectOurAgent(
+      ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable, OWN_PIPE),
+    );
     theirs = connectOfficialClient(wire);
   });
 
@@ -510,7 +517,10 @@ describe("(b) official 2.4.0 agent() ⇄ acp-kit ClientSideConnection", () => {
   beforeAll(() => {
     wire = interopWire();
     theirs = connectOfficialAgent(wire);
-    ours = connectOurClient(ndJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable));
+    // The wire's pipes are the test's: closing our connection ends our pipe (closeOutput).
+    ours = connectOurClient(
+      ndJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable, OWN_PIPE),
+    );
   });
 
   afterAll(async () => {

@@ -73,6 +73,9 @@ import {
   type InteropWire,
 } from "../support/interop-wire.js";
 
+/** Our side's options: the pipe we write is ours to end when our connection closes. */
+const OWN_PIPE = { closeOutput: true };
+
 const CLASSIC_AGENT_NAME = "official-classic-agent";
 const CLASSIC_CLIENT_NAME = "official-classic-client";
 // acp-kit's types keep unions open (`UnknownContentBlock`, ...) where 1.9's are closed, so
@@ -210,7 +213,11 @@ describe("(a) acp-kit AgentSideConnection ⇄ official 1.9.0 classic ClientSideC
 
   beforeAll(() => {
     wire = interopWire();
-    ours = connectOurAgent(ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable));
+    // The wire's pipes are the test's: closing our connection ends our pipe (closeOutput),
+    // so that the other side's connection sees its input end, as after a process exit.
+    ours = connectOurAgent(
+      ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable, OWN_PIPE),
+    );
     theirs = connectClassicClient(wire);
   });
 
@@ -492,7 +499,10 @@ describe("(b) official 1.9.0 classic AgentSideConnection ⇄ acp-kit ClientSideC
   beforeAll(() => {
     wire = interopWire();
     theirs = connectClassicAgent(wire);
-    ours = connectOurClient(ndJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable));
+    // The wire's pipes are the test's: closing our connection ends our pipe (closeOutput).
+    ours = connectOurClient(
+      ndJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable, OWN_PIPE),
+    );
   });
 
   afterAll(async () => {

@@ -21,7 +21,7 @@ export interface RawPeer {
   readonly chunks: Uint8Array[];
   /** Ends the connection's input. */
   end(): Promise<void>;
-  /** Resolves when the connection closed its output. */
+  /** Resolves when the connection closed its output (only with `closeOutput: true`). */
   readonly outputClosed: Promise<void>;
 }
 

@@ -159,6 +159,23 @@ describe.concurrent("each fault fails the check of its rule, and only that", () 
   }
 
   it(
+    "stdout-junk: the failure warns that other stdout output can lose messages",
+    {
+      timeout: 90_000,
+    },
+    async () => {
+      const report = await runFixture("stdout-junk");
+      const purity = report.checks.find((check) => check.id === "stdout-purity");
+      expect(purity?.status).toBe("fail");
+      const warning = purity?.notes.find((note) => note.startsWith("Warning:"));
+      expect(warning).toContain("lose protocol messages");
+      expect(warning).toContain("Writable.toWeb(process.stdout)");
+      expect(warning).toContain("agentStdioStream()");
+      expect(formatReport(report)).toContain(`note: ${warning ?? ""}`);
+    },
+  );
+
+  it(
     "sessionCwd: sessions run in the given directory, which is left as it was",
     { timeout: 90_000 },
     async () => {

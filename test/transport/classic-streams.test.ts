@@ -56,7 +56,7 @@ function pair(lib: Lib, options?: ours.AcpConnectionOptions) {
     clientImpl,
     lib.ndJsonStream(clientOutput, toClient.readable),
   );
-  return { agent, client, clientOutput };
+  return { agent, client, clientOutput, agentOutput: toClient.writable };
 }
 
 const errorOf = async (p: Promise<unknown>): Promise<Record<string, unknown>> => {
@@ -110,11 +110,14 @@ describe("the streams passed in stay the caller's", () => {
       expect(clientOutput.locked, name).toBe(false);
       await expect(clientOutput.close(), name).resolves.toBeUndefined();
     }
-    // acp-kit then closes both ends (the classic client stays open for ever).
-    const { agent, client, clientOutput } = pair(ours);
+    // The agent's connection then closes, and leaves its output (the client's input) open,
+    // as classic does: the client's connection closes once that is closed too.
+    const { agent, client, clientOutput, agentOutput } = pair(ours);
     await client.newSession({ cwd: "/", mcpServers: [] });
     await clientOutput.close();
     await agent.closed;
+    expect(agentOutput.locked).toBe(false);
+    await agentOutput.close();
     await client.closed;
     const error = await client.newSession({ cwd: "/", mcpServers: [] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
@@ -141,6 +144,168 @@ describe("the streams passed in stay the caller's", () => {
       expect(e.message).toContain("the user pulled the plug");
       expect(e.cause).toBe(reason);
     }
+  });
+});
+
+describe("when the connection ends, both streams are left to their owner, as classic leaves them", () => {
+  /** A byte output that records what its sink is told. */
+  const recordedOutput = () => {
+    const events: string[] = [];
+    const output = new WritableStream<Uint8Array>({
+      write: () => void events.push("write"),
+      close: () => void events.push("close"),
+      abort: () => void events.push("abort"),
+    });
+    return { output, events };
+  };
+  const INIT = `${JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: 1, clientCapabilities: {} },
+  })}\n`;
+
+  it("the official suite's close test: closing both pipes after use closes both connections", async () => {
+    for (const [name, lib] of libs) {
+      const clientToAgent = new TransformStream<Uint8Array, Uint8Array>();
+      const agentToClient = new TransformStream<Uint8Array, Uint8Array>();
+      const client = new lib.ClientSideConnection(
+        clientImpl,
+        lib.ndJsonStream(clientToAgent.writable, agentToClient.readable),
+      );
+      new lib.AgentSideConnection(
+        agentImpl,
+        lib.ndJsonStream(agentToClient.writable, clientToAgent.readable),
+      );
+      await client.initialize({ protocolVersion: ours.PROTOCOL_VERSION, clientCapabilities: {} });
+      const log: string[] = [];
+      client.signal.addEventListener("abort", () => log.push("aborted"));
+      // Classic code closes its own streams; the second close threw `Invalid state` when
+      // the agent's connection had closed that stream itself on the end of its input.
+      await expect(clientToAgent.writable.close(), name).resolves.toBeUndefined();
+      await expect(agentToClient.writable.close(), name).resolves.toBeUndefined();
+      await client.closed;
+      expect(log, name).toEqual(["aborted"]);
+      expect(client.signal.aborted, name).toBe(true);
+    }
+  });
+
+  it("the input ends: the output is neither closed nor locked, the input is unlocked", async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [name, lib] of libs) {
+      const { output, events } = recordedOutput();
+      const input = new TransformStream<Uint8Array, Uint8Array>();
+      const agent = new lib.AgentSideConnection(
+        agentImpl,
+        lib.ndJsonStream(output, input.readable),
+      );
+      const writer = input.writable.getWriter();
+      await writer.write(new TextEncoder().encode(INIT));
+      await writer.close();
+      await agent.closed;
+      const reason = agent.signal.reason as Error;
+      seen[name] = {
+        aborted: agent.signal.aborted,
+        reason: reason instanceof Error && reason.message.includes("ACP connection closed"),
+        outputLocked: output.locked,
+        inputLocked: input.readable.locked,
+      };
+      // The classic program then ends its own output, once.
+      await expect(output.close(), name).resolves.toBeUndefined();
+      expect(events, name).toEqual(["write", "close"]);
+    }
+    expect(seen["acp-kit"]).toEqual(seen["classic 1.9.0"]);
+    expect(seen["acp-kit"]).toEqual({
+      aborted: true,
+      reason: true,
+      outputLocked: false,
+      inputLocked: false,
+    });
+  });
+
+  it("the input fails: the output is left alone, the input is unlocked", async () => {
+    for (const [name, lib] of libs) {
+      const { output, events } = recordedOutput();
+      let fail!: (e: unknown) => void;
+      const input = new ReadableStream<Uint8Array>({
+        start: (c) => void (fail = (e) => c.error(e)),
+      });
+      const agent = new lib.AgentSideConnection(agentImpl, lib.ndJsonStream(output, input));
+      fail(new Error("stream exploded"));
+      await agent.closed;
+      expect((agent.signal.reason as Error).message, name).toContain("stream exploded");
+      expect([output.locked, input.locked], name).toEqual([false, false]);
+      await expect(output.close(), name).resolves.toBeUndefined();
+      expect(events, name).toEqual(["close"]);
+    }
+  });
+
+  it("closing the message-level writable does not close the byte output", async () => {
+    for (const [name, lib] of libs) {
+      const { output, events } = recordedOutput();
+      const stream = lib.ndJsonStream(output, new ReadableStream<Uint8Array>());
+      const writer = stream.writable.getWriter();
+      await writer.write({ jsonrpc: "2.0", method: "hi" });
+      await writer.close();
+      expect(events, name).toEqual(["write"]);
+      expect(output.locked, name).toBe(false);
+      await expect(output.close(), name).resolves.toBeUndefined();
+    }
+  });
+
+  it("a plain Stream of messages: its writable is left open, both locks are given back", async () => {
+    const seen: Record<string, unknown> = {};
+    for (const [name, lib] of libs) {
+      const events: string[] = [];
+      let answered!: () => void;
+      const answer = new Promise<void>((resolve) => (answered = resolve));
+      const writable = new WritableStream<ours.AnyMessage>({
+        write: () => {
+          events.push("write");
+          answered();
+        },
+        close: () => void events.push("close"),
+      });
+      let input!: ReadableStreamDefaultController<ours.AnyMessage>;
+      const readable = new ReadableStream<ours.AnyMessage>({ start: (c) => void (input = c) });
+      const agent = new lib.AgentSideConnection(agentImpl, { readable, writable });
+      input.enqueue(JSON.parse(INIT) as ours.AnyMessage);
+      await answer;
+      input.close();
+      await agent.closed;
+      seen[name] = { writableLocked: writable.locked, readableLocked: readable.locked };
+      // The answer to initialize went out, and the writable is still the caller's to close.
+      await expect(writable.close(), name).resolves.toBeUndefined();
+      expect(events, name).toEqual(["write", "close"]);
+    }
+    expect(seen["acp-kit"]).toEqual(seen["classic 1.9.0"]);
+    expect(seen["acp-kit"]).toEqual({ writableLocked: false, readableLocked: false });
+  });
+
+  it("acp-kit's close() cancels the input, as classic's does, and unlocks it", async () => {
+    const cancelled: unknown[] = [];
+    const input = new ReadableStream<Uint8Array>({ cancel: (r) => void cancelled.push(r) });
+    const { output, events } = recordedOutput();
+    const client = new ClientSideConnection(clientImpl, ndJsonStream(output, input));
+    client.close();
+    await client.closed;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(cancelled).toHaveLength(1);
+    expect(input.locked).toBe(false);
+    expect(events).toEqual([]);
+  });
+
+  it("closeOutput: true asks for the output to be closed when the connection ends", async () => {
+    const { output, events } = recordedOutput();
+    const client = new ClientSideConnection(
+      clientImpl,
+      ndJsonStream(output, new ReadableStream<Uint8Array>(), { closeOutput: true }),
+    );
+    void client.newSession({ cwd: "/", mcpServers: [] }).catch(() => undefined);
+    client.close();
+    await client.closed;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(events).toEqual(["write", "close"]);
   });
 });
 

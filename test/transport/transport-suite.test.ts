@@ -25,7 +25,12 @@ interface Pair {
 function ndjsonPair(): { a: ReturnType<typeof ndJsonStream>; b: ReturnType<typeof ndJsonStream> } {
   const ab = new TransformStream<Uint8Array, Uint8Array>();
   const ba = new TransformStream<Uint8Array, Uint8Array>();
-  return { a: ndJsonStream(ab.writable, ba.readable), b: ndJsonStream(ba.writable, ab.readable) };
+  // The pipes are the test's own: each side is asked to end its output when it closes.
+  const own = { closeOutput: true };
+  return {
+    a: ndJsonStream(ab.writable, ba.readable, own),
+    b: ndJsonStream(ba.writable, ab.readable, own),
+  };
 }
 
 const implementations: [string, () => Pair, boolean][] = [

@@ -159,9 +159,11 @@ function startAgentProcess(
   if (pid !== undefined && USES_PROCESS_GROUPS) trackGroup(pid);
   child.stdin.on("error", () => undefined);
   child.stdout.on("error", () => undefined);
+  // The agent's stdin is ours: it is ended when the client goes away.
   const agent = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+    { closeOutput: true },
   );
   void stream.readable.pipeTo(agent.writable).catch(() => undefined);
   void agent.readable.pipeTo(stream.writable).catch(() => undefined);

@@ -450,7 +450,7 @@ describe("JsonRpcConnection: ordering", () => {
 
 describe("JsonRpcConnection: closing", () => {
   it("input end rejects pending requests, aborts running handlers, aborts signal, resolves closed", async () => {
-    const peer = rawPeer();
+    const peer = rawPeer({ closeOutput: true });
     let handlerSignal: AbortSignal | undefined;
     const c = new JsonRpcConnection(
       peer.stream,
@@ -476,7 +476,7 @@ describe("JsonRpcConnection: closing", () => {
     expect(handlerSignal?.aborted).toBe(true);
     await expect(c.request("after")).rejects.toMatchObject({ code: "connection_closed" });
     await expect(c.notify("after")).resolves.toBeUndefined();
-    await peer.outputClosed; // our output was closed too
+    await peer.outputClosed; // our output was closed too, as asked
   });
 
   it("close(reason) names the reason in the error pending requests reject with", async () => {
@@ -493,8 +493,8 @@ describe("JsonRpcConnection: closing", () => {
     expect((error as Error).cause).toBe(why);
   });
 
-  it("close() flushes queued output, then closes it", async () => {
-    const peer = rawPeer();
+  it("close() flushes queued output, then closes it (closeOutput)", async () => {
+    const peer = rawPeer({ closeOutput: true });
     const c = new JsonRpcConnection(peer.stream, router({}));
     for (let i = 0; i < 5; i++) void c.notify("n", i);
     c.close();

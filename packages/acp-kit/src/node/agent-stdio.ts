@@ -40,7 +40,12 @@ function redirectStdout(): void {
   }
 }
 
-/** A writable that writes through the saved writer, one chunk at a time. */
+/**
+ * A writable that writes through the saved writer, one chunk at a time: each write
+ * resolves on its own callback, once Node has taken the chunk. Not `Writable.toWeb`: on
+ * Node 20 its sink skips the chunk (and resolves) while stdout needs a drain, which other
+ * code writing to stdout is enough to cause.
+ */
 function protocolWritable(write: ChunkWriter): WritableStream<Uint8Array> {
   return new WritableStream<Uint8Array>({
     write(chunk) {

@@ -88,7 +88,7 @@ describe("ordering and cancellation across a real pair", () => {
   });
 
   it("closes the connection when the factory throws", async () => {
-    const peer = rawPeer();
+    const peer = rawPeer({ closeOutput: true });
     expect(
       () =>
         new AgentSideConnection(() => {

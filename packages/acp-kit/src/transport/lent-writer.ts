@@ -88,6 +88,17 @@ export class LentWriter {
     this.dispose();
   }
 
+  /**
+   * Gives the writer back even with a write in flight (a peer that stopped reading may
+   * never take it), and removes the shadows: the stream is its owner's again, unlocked,
+   * with that write still queued in it. Nothing is closed or aborted.
+   */
+  abandon(): void {
+    this.busy = false;
+    this.release();
+    this.dispose();
+  }
+
   /** Gives the writer back (if no write is in flight) and removes the shadows. */
   dispose(): void {
     this.releaseIfIdle();

@@ -18,14 +18,16 @@ export interface StreamPair {
 
 /**
  * Two streams linked by in-memory byte pipes, framed as newline-delimited JSON exactly
- * as over stdio (so tests exercise the real framing).
+ * as over stdio (so tests exercise the real framing). The pipes are the pair's own: the
+ * side whose connection closes ends its pipe, and the other side's connection closes.
  */
 export function memoryStreamPair(options?: NdJsonStreamOptions): StreamPair {
   const toAgent = new TransformStream<Uint8Array, Uint8Array>();
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
+  const own = { ...options, closeOutput: true };
   return {
-    agent: ndJsonStream(toClient.writable, toAgent.readable, options),
-    client: ndJsonStream(toAgent.writable, toClient.readable, options),
+    agent: ndJsonStream(toClient.writable, toAgent.readable, own),
+    client: ndJsonStream(toAgent.writable, toClient.readable, own),
   };
 }
 

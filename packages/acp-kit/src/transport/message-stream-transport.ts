@@ -12,6 +12,17 @@ import {
   type TransportSink,
 } from "./transport.js";
 
+/**
+ * Set (to `true`) on a {@link Stream} whose `writable` the connection is to close when it
+ * closes: acp-kit's own streams whose owner learns of the end that way (the HTTP server's
+ * agent stream). A symbol from the registry, the same in every entry's bundle. Any other
+ * stream is its caller's, as in the classic releases: when the connection closes, its
+ * reader is cancelled and both locks are given back; the writable is never closed.
+ *
+ * @internal
+ */
+export const CLOSE_WITH_CONNECTION: unique symbol = Symbol.for("acp-kit.closeWithConnection");
+
 /** @internal */
 export class MessageStreamTransport implements Transport {
   private writer: WritableStreamDefaultWriter<AnyMessage> | undefined;
@@ -35,6 +46,7 @@ export class MessageStreamTransport implements Transport {
   send(message: object): void | Promise<void> {
     const writer = this.writer;
     if (writer === undefined) throw new Error("transport not started");
+    if (this.closing) return;
     writer.write(message as AnyMessage).catch((error: unknown) => {
       // Every write after a failure fails too: the sink hears of the first only.
       if (this.closing || this.outputFailed) return;
@@ -48,13 +60,21 @@ export class MessageStreamTransport implements Transport {
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    await Promise.allSettled([this.writer?.close(), this.reader?.cancel()]);
+    const owned = (this.stream as { [CLOSE_WITH_CONNECTION]?: unknown })[CLOSE_WITH_CONNECTION];
+    if (owned === true || this.writer === undefined) {
+      await Promise.allSettled([this.writer?.close(), this.reader?.cancel()]);
+      return;
+    }
+    // The caller's stream: what was written stays queued in it, the lock is given back.
+    this.writer.releaseLock();
+    await this.reader?.cancel().catch(() => undefined);
   }
 
   private async readLoop(
     reader: ReadableStreamDefaultReader<AnyMessage>,
     sink: TransportSink,
   ): Promise<void> {
+    let end: { readonly error: unknown };
     try {
       for (;;) {
         const { value, done } = await reader.read();
@@ -63,10 +83,14 @@ export class MessageStreamTransport implements Transport {
         sink.endOfChunk();
         if (pause !== undefined) await pause;
       }
-      if (!this.closing) sink.closed(undefined, "input");
+      end = { error: undefined };
     } catch (error) {
-      if (!this.closing) sink.closed(error, "input");
+      end = { error };
     }
+    // The readable is the caller's: its lock is given back before the connection hears
+    // of the end, as the classic releases give it back.
+    reader.releaseLock();
+    if (!this.closing) sink.closed(end.error, "input");
   }
 }
 

@@ -192,17 +192,13 @@ describe("ndJsonStream framing", () => {
     expect(written).toBeGreaterThan(0);
   });
 
-  it("gives up on output the peer does not read when closing, instead of hanging", async () => {
-    const output = new WritableStream<Uint8Array>({
-      write: () => new Promise<void>(() => undefined),
-    });
+  /** A connection with one write stuck in `output` and one queued behind it, closed. */
+  async function closeWithStuckWrite(output: WritableStream<Uint8Array>, closeOutput: boolean) {
     const logger = recordingLogger();
     const connection = new JsonRpcConnection(
-      ndJsonStream(output, new ReadableStream()),
+      ndJsonStream(output, new ReadableStream(), { closeOutput }),
       echoRouter,
-      {
-        logger,
-      },
+      { logger },
     );
     void connection.notify("n", "stuck in the pipe");
     void connection.notify("n", "queued behind it");
@@ -213,8 +209,32 @@ describe("ndJsonStream framing", () => {
         expect(logger.records.some((r) => r.message.includes("not written in time"))).toBe(true),
       { timeout: 5000 },
     );
-    // The write in flight never ends, yet the output is aborted (through the writer held
-    // for it: the sink hears of it once that write ends) and left unlocked; its owner's
+  }
+
+  it("gives up on output the peer does not read when closing, and gives the output back", async () => {
+    let aborted: unknown = "not aborted";
+    const output = new WritableStream<Uint8Array>({
+      write: () => new Promise<void>(() => undefined),
+      abort: (reason) => void (aborted = reason),
+    });
+    await closeWithStuckWrite(output, false);
+    // The write in flight never ends, yet the output is unlocked, and not aborted: it is
+    // the caller's again, stuck write included (the owner may take a writer, or abort it).
+    expect(output.locked).toBe(false);
+    expect(Object.getOwnPropertyNames(output)).toEqual([]);
+    const writer = output.getWriter();
+    // Still writable, the stuck chunk queued in it (an aborted stream's size is null).
+    expect(writer.desiredSize).toBe(0);
+    writer.releaseLock();
+    expect(aborted).toBe("not aborted");
+  });
+
+  it("with closeOutput, aborts output the peer does not read when closing", async () => {
+    const output = new WritableStream<Uint8Array>({
+      write: () => new Promise<void>(() => undefined),
+    });
+    await closeWithStuckWrite(output, true);
+    // Aborted through the writer held for the stuck write, and left unlocked; its owner's
     // writes fail with the reason.
     expect(output.locked).toBe(false);
     await expect(output.getWriter().write(new Uint8Array(1))).rejects.toThrow(

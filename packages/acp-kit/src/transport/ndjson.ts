@@ -12,6 +12,10 @@
  * while a write is in flight ({@link LentWriter}): it may close or abort it, which ends
  * the connection.
  *
+ * Both byte streams stay their caller's, as in the classic releases: when the connection
+ * ends the output is left open (unless `closeOutput` asks for it to be closed) and the
+ * input's reader is released, so the caller may close its streams afterwards.
+ *
  * Reading never waits for the output: the connection holds back what would add output
  * (see `inbox.ts`). Parse-error answers are dropped, and counted in the log, while the
  * output is backed up, so that a peer printing junk cannot fill our memory with them.
@@ -65,6 +69,14 @@ export interface NdJsonStreamOptions {
    * `readable`/`writable` directly. A connection passes its own logger instead.
    */
   readonly logger?: Logger;
+  /**
+   * Close the output once the connection closes (after queued output is written), and
+   * abort it if that output is not taken within 2 s. Default `false`: the output belongs
+   * to the caller and is left open, as the classic releases leave it; a caller that closes
+   * its stream after the connection ended keeps working. Pass `true` when the stream is
+   * yours to end, e.g. a child process's stdin, so that the peer sees the end of its input.
+   */
+  readonly closeOutput?: boolean;
 }
 
 function resolveMaxBytes(value: number | undefined): number {
@@ -100,6 +112,7 @@ class NdJsonTransport implements Transport {
     private readonly input: ReadableStream<Uint8Array>,
     private readonly maxBytes: number,
     private logger: Logger,
+    private readonly closeOutput: boolean,
   ) {
     this.lent = new LentWriter(output);
   }
@@ -150,19 +163,31 @@ class NdJsonTransport implements Transport {
       ]);
       clearTimeout(timer);
       if (!flushed) {
-        this.logger.warn?.("Queued output was not written in time; the output is aborted", {
-          queuedChars: this.queuedChars,
-        });
+        this.logger.warn?.(
+          this.closeOutput
+            ? "Queued output was not written in time; the output is aborted"
+            : "Queued output was not written in time; it is dropped and the output given back",
+          { queuedChars: this.queuedChars },
+        );
         this.failed = true;
+        this.queue = [];
+        this.queuedChars = 0;
         this.releaseWaiters();
-        this.lent.abort(new Error("closed before queued output could be written"));
+        if (this.closeOutput) {
+          this.lent.abort(new Error("closed before queued output could be written"));
+        } else {
+          // The caller's stream: unlocked with the stuck write still in it, never aborted.
+          this.lent.abandon();
+        }
         return;
       }
     }
     this.releaseWaiters();
     this.lent.dispose();
     // Closed or locked by its owner meanwhile: nothing to close.
-    if (!this.failed && !this.output.locked) await this.output.close().catch(NOOP);
+    if (this.closeOutput && !this.failed && !this.output.locked) {
+      await this.output.close().catch(NOOP);
+    }
   }
 
   /**
@@ -269,7 +294,6 @@ class NdJsonTransport implements Transport {
   }
 
   private async readLoop(sink: TransportSink): Promise<void> {
-    const splitter = new LineSplitter(this.maxBytes);
     let reader: ReadableStreamDefaultReader<Uint8Array>;
     try {
       reader = this.input.getReader();
@@ -278,6 +302,23 @@ class NdJsonTransport implements Transport {
       return;
     }
     this.reader = reader;
+    const end = await this.readLines(reader, sink);
+    // The input is the caller's: its lock is given back, as the classic releases do, and
+    // before the connection hears of the end (its `closed` finds the input unlocked).
+    this.reader = undefined;
+    reader.releaseLock();
+    if (end !== undefined && !this.closing) sink.closed(end.error, "input");
+  }
+
+  /**
+   * Delivers what is read until the input ends or fails (returns how, for the sink) or the
+   * transport closes (returns undefined).
+   */
+  private async readLines(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    sink: TransportSink,
+  ): Promise<{ readonly error: unknown } | undefined> {
+    const splitter = new LineSplitter(this.maxBytes);
     try {
       for (;;) {
         const { value, done } = await reader.read();
@@ -296,9 +337,9 @@ class NdJsonTransport implements Transport {
           }
         }
         sink.endOfChunk();
-        if (this.isClosing()) return;
+        if (this.isClosing()) return undefined;
       }
-      if (this.isClosing()) return;
+      if (this.isClosing()) return undefined;
       const last = splitter.end();
       if (last !== undefined) {
         const pause =
@@ -308,9 +349,9 @@ class NdJsonTransport implements Transport {
         if (pause !== undefined) await pause;
         sink.endOfChunk();
       }
-      if (!this.closing) sink.closed(undefined, "input");
+      return { error: undefined };
     } catch (error) {
-      if (!this.closing) sink.closed(error, "input");
+      return { error };
     }
   }
 
@@ -454,10 +495,11 @@ export type NdJsonStream = Stream & Transport;
  *
  * @param output - Where messages are written (for an agent: its stdout; for a client: the
  *   agent's stdin). It is locked only while a write is in flight: its owner may close or
- *   abort it, which closes the connection.
+ *   abort it, which closes the connection. It stays open when the connection closes,
+ *   unless `options.closeOutput` is set.
  * @param input - Where messages are read from (for an agent: its stdin; for a client: the
  *   agent's stdout).
- * @param options - Size limit and logger; see {@link NdJsonStreamOptions}.
+ * @param options - Size limit, logger and `closeOutput`; see {@link NdJsonStreamOptions}.
  * @returns A {@link Stream} to hand to a connection, which is also a {@link Transport}.
  *   It can be used by one consumer only.
  */
@@ -487,7 +529,13 @@ class NdJsonStreamImpl implements Transport {
     private readonly options: NdJsonStreamOptions | undefined,
   ) {
     const maxBytes = resolveMaxBytes(options?.maxMessageBytes);
-    const transport = new NdJsonTransport(output, input, maxBytes, options?.logger ?? silentLogger);
+    const transport = new NdJsonTransport(
+      output,
+      input,
+      maxBytes,
+      options?.logger ?? silentLogger,
+      options?.closeOutput === true,
+    );
     this.transport = transport;
     let readable: ReadableStream<AnyMessage> | undefined;
     let writable: WritableStream<AnyMessage> | undefined;

@@ -96,8 +96,10 @@ export interface Transport {
    */
   send(message: object): void | Promise<void>;
   /**
-   * Writes what is queued (give up after a bounded time), ends the output and stops
-   * reading. Called once, when the connection closes; `sink` gets no more calls after.
+   * Writes what is queued (give up after a bounded time), ends the output if it is the
+   * transport's to end (`ndJsonStream` leaves a stream its caller passed in open unless
+   * asked with `closeOutput`) and stops reading. Called once, when the connection closes;
+   * `sink` gets no more calls after.
    */
   close(): Promise<void>;
 }

@@ -15,7 +15,11 @@ import type { Stream } from "../../jsonrpc/messages.js";
  * ```ts
  * agent: (stream, { signal }) => {
  *   const child = spawn(cmd, args, { stdio: ["pipe", "pipe", "inherit"], detached: true });
- *   const closed = pipeAgentStream(stream, ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)));
+ *   const closed = pipeAgentStream(
+ *     stream,
+ *     // closeOutput: the child's stdin is ended when the client goes away.
+ *     ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout), { closeOutput: true }),
+ *   );
  *   signal.addEventListener("abort", () => process.kill(-child.pid!, "SIGTERM"));
  *   return { closed };
  * }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { AnyMessage, Stream } from "../../jsonrpc/messages.js";
+import { CLOSE_WITH_CONNECTION } from "../../transport/message-stream-transport.js";
 import { OutboundStream, type RetentionLimits } from "./outbound-stream.js";
 import type { AcpPrincipal, ConnectionCloseReason } from "./options.js";
 
@@ -186,7 +187,8 @@ export class ServedConnection {
       close: () => this.agentEnded(),
       abort: () => this.agentEnded(),
     });
-    return { readable, writable };
+    // Closed by the agent's connection when it ends: that is how the server learns of it.
+    return { readable, writable, [CLOSE_WITH_CONNECTION]: true } as Stream;
   }
 
   /**

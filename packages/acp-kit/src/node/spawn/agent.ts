@@ -103,11 +103,14 @@ class AgentHandle implements SpawnedAgent {
     const stdin = process.stdin;
     const stdout = process.stdout;
     if (stdin === null || stdout === null) throw new Error("spawnAgent: stdio pipes are missing");
-    const stream = ndJsonStream(
-      watch.stdinWritable(stdin),
-      watch.stdoutReadable(stdout),
-      settings.maxMessageBytes === undefined ? {} : { maxMessageBytes: settings.maxMessageBytes },
-    );
+    // The agent's stdin is ours: it is ended when the connection closes (the agent sees
+    // the end of its input).
+    const stream = ndJsonStream(watch.stdinWritable(stdin), watch.stdoutReadable(stdout), {
+      closeOutput: true,
+      ...(settings.maxMessageBytes === undefined
+        ? {}
+        : { maxMessageBytes: settings.maxMessageBytes }),
+    });
     this.connection = new ClientSideConnection(settings.toClient, stream, settings.connection);
     const connection = this.connection;
     watch.attach({

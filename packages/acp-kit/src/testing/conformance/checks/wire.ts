@@ -22,6 +22,18 @@ function inbound(log: WireLog): WireRecord[] {
   return log.records.filter((record) => record.direction === "in");
 }
 
+/**
+ * What other output on stdout costs besides the junk lines: on Node 20 the classic
+ * recipe's `Writable.toWeb(process.stdout)` silently drops protocol messages written
+ * while that output waits for a drain.
+ */
+const SHARED_STDOUT_WARNING =
+  "Warning: something besides the protocol writes to this agent's stdout. Besides the junk " +
+  "lines, that can lose protocol messages silently: on Node 20, " +
+  "Writable.toWeb(process.stdout) drops a message written while stdout waits for a drain, " +
+  "which other output causes. Write logs to stderr; in Node use agentStdioStream() from " +
+  "acp-kit/node, which moves console output to stderr and loses nothing.";
+
 /** Every line the agent wrote on stdout is a UTF-8 JSON-RPC 2.0 message. */
 export function checkStdoutPurity(
   log: WireLog,
@@ -45,7 +57,7 @@ export function checkStdoutPurity(
   return failed(
     `${bad.length} line(s) on stdout are not JSON-RPC messages; the first: ${first?.problem ?? ""}`,
     log.excerpt(bad),
-    notes,
+    [...notes, SHARED_STDOUT_WARNING],
   );
 }
 
