@@ -78,6 +78,8 @@ const IMPLS = new Set(option("impls", "BENCH_IMPLS")?.split(",") ?? KEYS);
 /** One cell's samples: per process, its timed runs in order. */
 interface CellResult {
   ms: number[][];
+  /** CPU time per run, per process (for S4 the client's and the agent's). */
+  cpuMs: number[][];
   /** S1/S4: updates the client had handled when prompt resolved, per run. */
   receivedAtResolve: number[];
 }
@@ -143,10 +145,10 @@ async function cells(
     size,
     ...(chars === undefined ? {} : { chars }),
     cells: {
-      kit: { ms: [], receivedAtResolve: [] },
-      official: { ms: [], receivedAtResolve: [] },
-      raw: { ms: [], receivedAtResolve: [] },
-      rawc: { ms: [], receivedAtResolve: [] },
+      kit: { ms: [], cpuMs: [], receivedAtResolve: [] },
+      official: { ms: [], cpuMs: [], receivedAtResolve: [] },
+      raw: { ms: [], cpuMs: [], receivedAtResolve: [] },
+      rawc: { ms: [], cpuMs: [], receivedAtResolve: [] },
     },
   }));
   for (let round = 0; round < ROUNDS; round++) {
@@ -164,6 +166,7 @@ async function cells(
         if (setting.chars !== undefined) env.BENCH_CHUNK_CHARS = String(setting.chars);
         const r = await runChild<CellSamples>("bench/scenarios/cell.ts", args, env);
         setting.cells[key].ms.push(r.ms);
+        setting.cells[key].cpuMs.push(r.cpuMs);
         setting.cells[key].receivedAtResolve.push(...(r.receivedAtResolve ?? []));
       }
     }
@@ -227,8 +230,12 @@ function perKey(f: (k: Key) => number): Record<Key, number> {
 type Stat = "first" | "all";
 const STAT_LABELS: Record<Stat, string> = { first: "first run", all: "median" };
 
-function statSamples(cell: CellResult, stat: Stat): number[] {
-  return stat === "first" ? cell.ms.flatMap((runs) => runs.slice(0, 1)) : cell.ms.flat();
+/** Wall-clock time (what the harness measured) or CPU time (steadier on a loaded machine). */
+type Clock = "wall" | "cpu";
+
+function statSamples(cell: CellResult, stat: Stat, clock: Clock): number[] {
+  const runs = clock === "wall" ? cell.ms : cell.cpuMs;
+  return stat === "first" ? runs.flatMap((r) => r.slice(0, 1)) : runs.flat();
 }
 
 /**
@@ -241,14 +248,15 @@ function settingRows(
   settings: SettingResult[],
   targets: Row["targets"],
   countsUpdates: boolean,
+  clock: Clock = "wall",
 ): Row[] {
   const rows: Row[] = [];
   for (const setting of settings) {
     for (const stat of ["first", "all"] as const) {
-      const samples = (k: Key): number[] => statSamples(setting.cells[k], stat);
+      const samples = (k: Key): number[] => statSamples(setting.cells[k], stat, clock);
       const row: Row = {
         label: `${scenario} ${setting.label}, ${STAT_LABELS[stat]}`,
-        scenario,
+        scenario: clock === "wall" ? scenario : `${scenario} cpu`,
         unit,
         higherIsBetter: true,
         values: perKey((k) => setting.size / (median(samples(k)) / 1000)),
@@ -258,7 +266,7 @@ function settingRows(
       const short = countsUpdates
         ? KEYS.filter((k) => setting.cells[k].receivedAtResolve.some((c) => c !== setting.size))
         : [];
-      if (short.length > 0 && stat === "first") {
+      if (short.length > 0 && stat === "first" && clock === "wall") {
         row.warn = `${scenario} ${setting.label}: prompt resolved before all ${setting.size} updates were handled for: ${short
           .map((k) => `${k} (${setting.cells[k].receivedAtResolve.join(", ")})`)
           .join("; ")}`;
@@ -271,8 +279,7 @@ function settingRows(
 
 function fmtValue(v: number, unit: string): string {
   if (!Number.isFinite(v)) return "n/a";
-  if (unit.endsWith("/s"))
-    return v >= 1e6 ? `${(v / 1e6).toFixed(2)}M` : `${(v / 1e3).toFixed(1)}k`;
+  if (unit.includes("/")) return v >= 1e6 ? `${(v / 1e6).toFixed(2)}M` : `${(v / 1e3).toFixed(1)}k`;
   if (unit === "MB") return v.toFixed(1);
   return v >= 100 ? v.toFixed(0) : v.toFixed(1);
 }
@@ -291,7 +298,7 @@ function ratio(row: Row, other: Other): { text: string; pass?: boolean } {
   };
 }
 
-function printTable(rows: Row[], kitLabel: string): void {
+function printTable(rows: Row[], kitLabel: string, title: string): void {
   const header = [
     "scenario",
     "unit",
@@ -309,7 +316,7 @@ function printTable(rows: Row[], kitLabel: string): void {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]): string =>
     cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
-  console.log(`\nacp-kit column = ${kitLabel}`);
+  console.log(`\n${title}; acp-kit column = ${kitLabel}`);
   console.log(
     `^ higher is better, v lower is better; value = median of the runs counted, ±half their min-max range. S1/S2/S2c/S4: ${ROUNDS} fresh processes per cell, ${RUNS} timed runs each, ${WARMUP > 0 ? `after a warm-up of ${WARMUP} of the size` : "no warm-up"}; "first run" counts each process's first timed run, "median" all runs`,
   );
@@ -344,6 +351,7 @@ function printWorst(
       });
       const target = worst.targets?.[other] ?? 0;
       const r = ratioOf(worst, other);
+      if (Number.isNaN(r)) continue; // not measured (--impls)
       const pass = worst.higherIsBetter ? r >= target : r <= target;
       verdicts.push({ scenario, other, ratio: r, row: worst.label, pass });
     }
@@ -354,7 +362,7 @@ function printWorst(
   for (const v of verdicts) {
     const target = rows.find((r) => r.scenario === v.scenario)?.targets?.[v.other];
     console.log(
-      `  ${v.scenario.padEnd(4)} vs ${LABELS[v.other].padEnd(15)} ${v.ratio.toFixed(2)}x ${v.pass ? "ok  " : "MISS"} (target ${target}; worst at ${v.row})`,
+      `  ${v.scenario.padEnd(8)} vs ${LABELS[v.other].padEnd(15)} ${v.ratio.toFixed(2)}x ${v.pass ? "ok  " : "MISS"} (target ${target}; worst at ${v.row})`,
     );
   }
   return verdicts;
@@ -391,16 +399,19 @@ if (only.has("S1")) {
   const s = await cells("S1", kit.url, streamSettings);
   results.S1 = s;
   rows.push(...settingRows("S1", "msg/s", s, { rawc: 0.9, official: 5 }, true));
+  rows.push(...settingRows("S1", "msg/cpu-s", s, { rawc: 0.9, official: 5 }, false, "cpu"));
 }
 if (only.has("S2")) {
   const s = await cells("S2", kit.url, [{ size: SIZES.s2 }]);
   results.S2 = s;
   rows.push(...settingRows("S2", "req/s", s, { raw: 1.0 }, false));
+  rows.push(...settingRows("S2", "req/cpu-s", s, { raw: 1.0 }, false, "cpu"));
 }
 if (only.has("S2c")) {
   const s = await cells("S2c", kit.url, [{ size: SIZES.s2c }], SIZES.inFlight);
   results.S2c = s;
   rows.push(...settingRows("S2c", "req/s", s, { rawc: 0.9, official: 5 }, false));
+  rows.push(...settingRows("S2c", "req/cpu-s", s, { rawc: 0.9, official: 5 }, false, "cpu"));
 }
 if (only.has("S3")) {
   log("S3: one child process per run");
@@ -444,6 +455,7 @@ if (only.has("S4")) {
   const s = await cells("S4", kit.url, streamSettings);
   results.S4 = s;
   rows.push(...settingRows("S4", "msg/s", s, { rawc: 0.9, official: 5 }, true));
+  rows.push(...settingRows("S4", "msg/cpu-s", s, { rawc: 0.9, official: 5 }, false, "cpu"));
 }
 
 let cold: Record<string, ColdImport | string> | undefined;
@@ -456,7 +468,16 @@ if (only.has("import")) {
   cold["acp-sdk-classic 1.9.0"] = coldImport("acp-sdk-classic", COLD_IMPORT_RUNS);
 }
 
-printTable(rows, kit.label);
+const wallRows = rows.filter((r) => !r.scenario.endsWith(" cpu"));
+const cpuRows = rows.filter((r) => r.scenario.endsWith(" cpu"));
+printTable(wallRows, kit.label, "WALL-CLOCK TIME (as the independent harness measured)");
+if (cpuRows.length > 0) {
+  printTable(
+    cpuRows,
+    kit.label,
+    "CPU TIME of the same runs (user + system, all threads; S4: client and agent processes), values = updates or requests per CPU second: steadier than wall-clock time on a loaded machine",
+  );
+}
 const verdicts = printWorst(rows);
 if (cold) {
   console.log(

@@ -23,8 +23,9 @@ export interface CellSamples {
   /** Timed runs in order: `ms[0]` is the first timed run. */
   ms: number[];
   /**
-   * The process's CPU time (user + system, all threads) per run, in ms: less disturbed
-   * than `ms` by other work on a loaded machine (in process only; S4's agent is apart).
+   * CPU time (user + system, all threads) per run, in ms: less disturbed than `ms` by other
+   * work on a loaded machine. For S4, the client's and the agent child's together (the
+   * agent's is asked for before and after the run, untimed).
    */
   cpuMs: number[];
   receivedAtResolve?: number[];
@@ -49,6 +50,8 @@ async function runner(): Promise<{
   run: Run;
   beforeRun: () => Promise<void>;
   end: () => Promise<void>;
+  /** S4: the agent child's CPU time so far, in ms. */
+  agentCpuMs?: () => Promise<number>;
 }> {
   const none = (): Promise<void> => Promise.resolve();
   if (scenario === "S4") {
@@ -60,6 +63,7 @@ async function runner(): Promise<{
       run: (n) => session.prompt(n),
       beforeRun: () => session.childGc(),
       end: () => session.close(),
+      agentCpuMs: () => session.childCpuMs(),
     };
   }
   const impl = await implFor(key);
@@ -79,17 +83,19 @@ async function runner(): Promise<{
   }
 }
 
-const { run, beforeRun, end } = await runner();
+const { run, beforeRun, end, agentCpuMs } = await runner();
 if (Number(warmupArg) > 0) await run(Number(warmupArg));
 const samples: CellSamples = { ms: [], cpuMs: [] };
 for (let i = 0; i < Number(runsArg); i++) {
   await beforeRun();
   fullGc();
+  const agentBefore = await agentCpuMs?.();
   const cpu = process.cpuUsage();
   const r = await run(Number(sizeArg));
   const { user, system } = process.cpuUsage(cpu);
+  const agentAfter = await agentCpuMs?.();
   samples.ms.push(r.ms);
-  samples.cpuMs.push((user + system) / 1000);
+  samples.cpuMs.push((user + system) / 1000 + ((agentAfter ?? 0) - (agentBefore ?? 0)));
   if ("receivedAtResolve" in r) (samples.receivedAtResolve ??= []).push(r.receivedAtResolve);
 }
 await end();
