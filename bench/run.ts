@@ -2,28 +2,34 @@
  * acp-kit benchmark: `npm run bench` (= build, then
  * `node --expose-gc --import tsx bench/run.ts`). See bench/README.md.
  *
+ * S1, S2, S2c and S4 run as cells: one scenario, one implementation, one size and one
+ * message size in a fresh process (`scenarios/cell.ts`), without warm-up, the first
+ * timed run counted. Each scenario is reported under every setting (size, message size,
+ * first run or median), and its verdict is the worst of them.
+ *
  * Options (flags or env):
  *   --kit=<spec> | ACP_KIT_MODULE   module providing the classic API for the
  *                                   acp-kit column (default: acp-kit's dist build,
  *                                   falling back to acp-sdk-classic if unbuilt)
- *   --runs=<n>   | BENCH_RUNS       timed runs per scenario and implementation
+ *   --runs=<n>   | BENCH_RUNS       timed runs per cell process (default 3; S3: runs)
+ *   --rounds=<n> | BENCH_ROUNDS     processes per cell, in rotating order (default 3)
  *   --only=S1,S3 | BENCH_ONLY       subset of S1,S2,S2c,S3,S4,import
+ *   --sizes=50000,100000            updates per S1/S4 turn (BENCH_SIZES)
+ *   --chars=41,1000                 text characters per update in S1/S4 (BENCH_CHARS)
+ *   --warmup=<fraction>             a warm-up run of this fraction of the size first
+ *                                   (default 0: none, as a fresh program runs)
+ *   --impls=kit,rawc                only these implementations (the others show n/a)
  *   --quick                         small sizes, 1 run: a smoke test, not a measurement
- *   --interleaved                   run S1/S2/S2c in this process, alternating
- *                                   implementations (default: a fresh process each)
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { resolve } from "node:path";
-import { fullGc, median, type Impl, type StreamResult, type TimedResult } from "./lib/common.ts";
+import { median } from "./lib/common.ts";
 import { builtKitUrl, loadKitModule, REPO_ROOT } from "./lib/kit-module.ts";
 import { coldImport, type ColdImport } from "./lib/cold-import.ts";
-import { makeKitImpl } from "./scenarios/kit.ts";
-import { officialImpl } from "./scenarios/official.ts";
-import { rawCoalescingImpl, rawImpl } from "./scenarios/raw.ts";
-import { startStdioSession, type StdioImpl } from "./scenarios/stdio.ts";
 import type { BigReadSample } from "./scenarios/big-read-child.ts";
-import type { InProcessSamples } from "./scenarios/in-process-child.ts";
+import type { CellSamples } from "./scenarios/cell.ts";
 
 // ---------------------------------------------------------------- options
 
@@ -32,22 +38,25 @@ function option(name: string, env: string): string | undefined {
   return flag?.slice(name.length + 3) ?? process.env[env];
 }
 
-const quick = process.argv.includes("--quick");
-const runsOverride = option("runs", "BENCH_RUNS");
-const only = new Set((option("only", "BENCH_ONLY") ?? "S1,S2,S2c,S3,S4,import").split(","));
+const list = (text: string): number[] => text.split(",").map(Number);
 
+const quick = process.argv.includes("--quick");
+const only = new Set((option("only", "BENCH_ONLY") ?? "S1,S2,S2c,S3,S4,import").split(","));
+const runsOption = option("runs", "BENCH_RUNS");
+/** Timed runs per cell process. */
+const RUNS = quick ? 1 : Number(runsOption ?? 3);
+/** Processes per cell. */
+const ROUNDS = quick ? 1 : Number(option("rounds", "BENCH_ROUNDS") ?? 3);
+const WARMUP = Number(option("warmup", "BENCH_WARMUP") ?? 0);
+/** Updates per turn in S1 and S4. */
+const STREAM_SIZES = list(option("sizes", "BENCH_SIZES") ?? (quick ? "10000" : "50000,100000"));
+/** Text characters per update in S1 and S4. */
+const CHARS = list(option("chars", "BENCH_CHARS") ?? (quick ? "41" : "41,1000"));
 const SIZES = quick
-  ? { s1: 10_000, s2: 2_000, s2c: 2_000, inFlight: 100, s3: 2 * 1024 * 1024, s4: 10_000 }
-  : { s1: 100_000, s2: 20_000, s2c: 20_000, inFlight: 1_000, s3: 20 * 1024 * 1024, s4: 100_000 };
-const runs = (fallback: number): number => (quick ? 1 : Number(runsOverride ?? fallback));
-const RUNS = {
-  s1: runs(9),
-  s2: runs(9),
-  s2c: runs(9),
-  s3: runs(5),
-  s4: runs(5),
-  coldImport: quick ? 3 : 7,
-};
+  ? { s2: 2_000, s2c: 2_000, inFlight: 100, s3: 2 * 1024 * 1024 }
+  : { s2: 20_000, s2c: 20_000, inFlight: 1_000, s3: 20 * 1024 * 1024 };
+const S3_RUNS = quick ? 1 : Number(runsOption ?? 5);
+const COLD_IMPORT_RUNS = quick ? 3 : 7;
 
 type Key = "kit" | "official" | "raw" | "rawc";
 const KEYS: readonly Key[] = ["kit", "official", "raw", "rawc"];
@@ -61,13 +70,23 @@ const LABELS: Record<Key, string> = {
   rawc: "raw coalescing",
 };
 
+/** The implementations measured. */
+const IMPLS = new Set(option("impls", "BENCH_IMPLS")?.split(",") ?? KEYS);
+
 // ---------------------------------------------------------------- measurement
 
+/** One cell's samples: per process, its timed runs in order. */
+interface CellResult {
+  ms: number[][];
+  /** CPU time per run, per process (for S4 the client's and the agent's). */
+  cpuMs: number[][];
+  /** S1/S4: updates the client had handled when prompt resolved, per run. */
+  receivedAtResolve: number[];
+}
+
+/** S3's samples. */
 interface Samples {
   ms: number[];
-  /** S1/S4: updates the client had handled when prompt resolved, per run. */
-  receivedAtResolve?: number[];
-  /** S3 only. */
   rssDeltaBytes?: number[];
   heapDeltaBytes?: number[];
   rssPeakFromOp?: boolean[];
@@ -75,12 +94,13 @@ interface Samples {
 
 type ScenarioSamples = Record<Key, Samples>;
 
-const emptySamples = (): ScenarioSamples => ({
-  kit: { ms: [] },
-  official: { ms: [] },
-  raw: { ms: [] },
-  rawc: { ms: [] },
-});
+/** One setting of a scenario (a size and, for S1/S4, a message size) and its cells. */
+interface SettingResult {
+  label: string;
+  size: number;
+  chars?: number;
+  cells: Record<Key, CellResult>;
+}
 
 /** Rotates the implementation order each round so none always runs first (or right after a GC-heavy peer). */
 const order = (round: number): Key[] => {
@@ -92,168 +112,90 @@ function log(message: string): void {
   process.stderr.write(`${message}\n`);
 }
 
-const interleaved = process.argv.includes("--interleaved");
-/** Rounds of fresh processes per isolated scenario. */
-const ISOLATED_ROUNDS = 3;
-
-/** Runs one in-process scenario for one implementation in a fresh child process. */
-function runInProcessChild(
-  kitUrl: string,
-  args: [scenario: string, key: Key, runs: number, size: number, warmup: number, inFlight?: number],
-): Promise<InProcessSamples> {
+function runChild<T>(script: string, args: string[], env: Record<string, string>): Promise<T> {
   return new Promise((done, fail) => {
     const child = spawn(
       process.execPath,
-      [
-        "--expose-gc",
-        "--import",
-        "tsx",
-        resolve(REPO_ROOT, "bench/scenarios/in-process-child.ts"),
-        ...args.map(String),
-      ],
-      {
-        cwd: REPO_ROOT,
-        stdio: ["ignore", "pipe", "inherit"],
-        env: { ...process.env, ACP_KIT_MODULE: kitUrl },
-      },
+      ["--expose-gc", "--import", "tsx", resolve(REPO_ROOT, script), ...args],
+      { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } },
     );
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
     child.on("error", fail);
     child.on("exit", (code) => {
-      if (code !== 0) fail(new Error(`${args[0]} child for ${args[1]} exited with ${code}`));
-      else done(JSON.parse(out) as InProcessSamples);
+      if (code !== 0) fail(new Error(`${script} ${args.join(" ")} exited with ${code}`));
+      else done(JSON.parse(out) as T);
     });
   });
 }
 
 /**
- * In-process scenario, isolated (the default): each implementation runs in fresh
- * processes of its own (a warm-up, then timed runs). To spread machine drift evenly, the
- * runs are split over `ISOLATED_ROUNDS` rounds, each starting one process per
- * implementation, in a rotating order.
+ * Runs every cell of one scenario: for each setting and implementation, `ROUNDS` fresh
+ * processes of `RUNS` timed runs each. Rounds are the outer loop and the implementation
+ * order rotates, so that machine drift spreads evenly over the implementations.
  */
-async function isolated(
-  name: string,
+async function cells(
+  scenario: "S1" | "S2" | "S2c" | "S4",
   kitUrl: string,
-  runCount: number,
-  size: number,
-  warmup: number,
+  settings: { size: number; chars?: number }[],
   inFlight?: number,
-): Promise<ScenarioSamples> {
-  const samples = emptySamples();
-  const rounds = Math.min(ISOLATED_ROUNDS, runCount);
-  const perChild = Math.ceil(runCount / rounds);
-  for (let round = 0; round < rounds; round++) {
-    for (const key of order(round)) {
-      const args: [string, Key, number, number, number, number?] = [
-        name,
-        key,
-        perChild,
-        size,
-        warmup,
-      ];
-      if (inFlight !== undefined) args.push(inFlight);
-      const r = await runInProcessChild(kitUrl, args);
-      samples[key].ms.push(...r.ms);
-      if (r.receivedAtResolve) (samples[key].receivedAtResolve ??= []).push(...r.receivedAtResolve);
+): Promise<SettingResult[]> {
+  const results: SettingResult[] = settings.map(({ size, chars }) => ({
+    label: chars === undefined ? `${size}` : `${size} x ${chars} ch`,
+    size,
+    ...(chars === undefined ? {} : { chars }),
+    cells: {
+      kit: { ms: [], cpuMs: [], receivedAtResolve: [] },
+      official: { ms: [], cpuMs: [], receivedAtResolve: [] },
+      raw: { ms: [], cpuMs: [], receivedAtResolve: [] },
+      rawc: { ms: [], cpuMs: [], receivedAtResolve: [] },
+    },
+  }));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const setting of results) {
+      for (const key of order(round).filter((k) => IMPLS.has(k))) {
+        const args = [
+          scenario,
+          key,
+          String(RUNS),
+          String(setting.size),
+          String(Math.round(setting.size * WARMUP)),
+        ];
+        if (inFlight !== undefined) args.push(String(inFlight));
+        const env: Record<string, string> = { ACP_KIT_MODULE: kitUrl };
+        if (setting.chars !== undefined) env.BENCH_CHUNK_CHARS = String(setting.chars);
+        const r = await runChild<CellSamples>("bench/scenarios/cell.ts", args, env);
+        setting.cells[key].ms.push(r.ms);
+        setting.cells[key].cpuMs.push(r.cpuMs);
+        setting.cells[key].receivedAtResolve.push(...(r.receivedAtResolve ?? []));
+      }
     }
-    log(`${name}: round ${round + 1}/${rounds} done`);
+    log(`${scenario}: round ${round + 1}/${ROUNDS} done`);
   }
-  return samples;
-}
-
-/**
- * In-process scenario, `--interleaved`: one warm-up per implementation at `warmupArg`,
- * then `rounds` interleaved rounds in this process, a full GC before every timed run.
- */
-async function inProcess<A>(
-  name: string,
-  impls: Record<Key, Impl>,
-  rounds: number,
-  arg: A,
-  warmupArg: A,
-  fn: (impl: Impl, arg: A) => Promise<TimedResult | StreamResult>,
-): Promise<ScenarioSamples> {
-  const samples = emptySamples();
-  log(`${name}: warm-up`);
-  for (const key of KEYS) await fn(impls[key], warmupArg);
-  for (let round = 0; round < rounds; round++) {
-    for (const key of order(round)) {
-      fullGc();
-      const r = await fn(impls[key], arg);
-      samples[key].ms.push(r.ms);
-      if ("receivedAtResolve" in r)
-        (samples[key].receivedAtResolve ??= []).push(r.receivedAtResolve);
-    }
-    log(`${name}: round ${round + 1}/${rounds} done`);
-  }
-  return samples;
-}
-
-function runBigReadChild(key: Key, kitUrl: string, chars: number): Promise<BigReadSample> {
-  return new Promise((done, fail) => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--expose-gc",
-        "--import",
-        "tsx",
-        resolve(REPO_ROOT, "bench/scenarios/big-read-child.ts"),
-        key,
-        String(chars),
-      ],
-      {
-        cwd: REPO_ROOT,
-        stdio: ["ignore", "pipe", "inherit"],
-        env: { ...process.env, ACP_KIT_MODULE: kitUrl },
-      },
-    );
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
-    child.on("error", fail);
-    child.on("exit", (code) => {
-      if (code !== 0) fail(new Error(`S3 child for ${key} exited with ${code}`));
-      else done(JSON.parse(out) as BigReadSample);
-    });
-  });
+  return results;
 }
 
 async function bigRead(kitUrl: string): Promise<ScenarioSamples> {
-  const samples = emptySamples();
-  for (let round = 0; round < RUNS.s3; round++) {
-    for (const key of order(round)) {
-      const r = await runBigReadChild(key, kitUrl, SIZES.s3);
+  const samples: ScenarioSamples = {
+    kit: { ms: [] },
+    official: { ms: [] },
+    raw: { ms: [] },
+    rawc: { ms: [] },
+  };
+  for (let round = 0; round < S3_RUNS; round++) {
+    for (const key of order(round).filter((k) => IMPLS.has(k))) {
+      const r = await runChild<BigReadSample>(
+        "bench/scenarios/big-read-child.ts",
+        [key, String(SIZES.s3)],
+        { ACP_KIT_MODULE: kitUrl },
+      );
       const s = samples[key];
       s.ms.push(r.ms);
       (s.rssDeltaBytes ??= []).push(r.rssDeltaBytes);
       (s.heapDeltaBytes ??= []).push(r.heapDeltaBytes);
       (s.rssPeakFromOp ??= []).push(r.rssPeakFromOp);
     }
-    log(`S3: round ${round + 1}/${RUNS.s3} done`);
-  }
-  return samples;
-}
-
-async function stdio(kit: Parameters<typeof startStdioSession>[1]): Promise<ScenarioSamples> {
-  const samples = emptySamples();
-  // One child per implementation, kept for all its runs; implementations run
-  // one after another (two children at once would compete for the 2 cores).
-  for (const key of KEYS) {
-    const session = await startStdioSession(key satisfies StdioImpl, kit);
-    try {
-      await session.prompt(Math.ceil(SIZES.s4 / 4)); // warm-up, both processes
-      for (let i = 0; i < RUNS.s4; i++) {
-        await session.childGc();
-        fullGc();
-        const r = await session.prompt(SIZES.s4);
-        samples[key].ms.push(r.ms);
-        (samples[key].receivedAtResolve ??= []).push(r.receivedAtResolve);
-      }
-    } finally {
-      await session.close();
-    }
-    log(`S4: ${key} done`);
+    log(`S3: round ${round + 1}/${S3_RUNS} done`);
   }
   return samples;
 }
@@ -262,6 +204,8 @@ async function stdio(kit: Parameters<typeof startStdioSession>[1]): Promise<Scen
 
 interface Row {
   label: string;
+  /** The scenario the row belongs to: its verdict is its worst row's. */
+  scenario: string;
   unit: string;
   /** true: bigger is better (rates); false: smaller is better (ms, MB). */
   higherIsBetter: boolean;
@@ -278,38 +222,72 @@ function spreadOf(xs: readonly number[]): number {
   return xs.length < 2 || m === 0 ? 0 : (Math.max(...xs) - Math.min(...xs)) / m;
 }
 
-function perKey(s: ScenarioSamples, f: (x: Samples) => number): Record<Key, number> {
-  return { kit: f(s.kit), official: f(s.official), raw: f(s.raw), rawc: f(s.rawc) };
+function perKey(f: (k: Key) => number): Record<Key, number> {
+  return { kit: f("kit"), official: f("official"), raw: f("raw"), rawc: f("rawc") };
 }
 
-function rateRow(label: string, s: ScenarioSamples, n: number, targets?: Row["targets"]): Row {
-  const row: Row = {
-    label,
-    unit: "msg/s",
-    higherIsBetter: true,
-    values: perKey(s, (x) => n / (median(x.ms) / 1000)),
-    spread: perKey(s, (x) => spreadOf(x.ms)),
-  };
-  if (targets) row.targets = targets;
-  const short = KEYS.filter((k) => s[k].receivedAtResolve?.some((c) => c !== n));
-  if (short.length > 0) {
-    row.warn = `${label}: prompt resolved before all ${n} updates were handled for: ${short
-      .map((k) => `${k} (${(s[k].receivedAtResolve ?? []).join(", ")})`)
-      .join("; ")}`;
+/** Which runs a row counts: each process's first timed run, or all its runs. */
+type Stat = "first" | "all";
+const STAT_LABELS: Record<Stat, string> = { first: "first run", all: "median" };
+
+/** Wall-clock time (what the harness measured) or CPU time (steadier on a loaded machine). */
+type Clock = "wall" | "cpu";
+
+function statSamples(cell: CellResult, stat: Stat, clock: Clock): number[] {
+  const runs = clock === "wall" ? cell.ms : cell.cpuMs;
+  return stat === "first" ? runs.flatMap((r) => r.slice(0, 1)) : runs.flat();
+}
+
+/**
+ * Two rows per setting: the first timed run of each process (median over the processes)
+ * and the median of all runs, first included.
+ */
+function settingRows(
+  scenario: string,
+  unit: string,
+  settings: SettingResult[],
+  targets: Row["targets"],
+  countsUpdates: boolean,
+  clock: Clock = "wall",
+): Row[] {
+  const rows: Row[] = [];
+  for (const setting of settings) {
+    for (const stat of ["first", "all"] as const) {
+      const samples = (k: Key): number[] => statSamples(setting.cells[k], stat, clock);
+      const row: Row = {
+        label: `${scenario} ${setting.label}, ${STAT_LABELS[stat]}`,
+        scenario: clock === "wall" ? scenario : `${scenario} cpu`,
+        unit,
+        higherIsBetter: true,
+        values: perKey((k) => setting.size / (median(samples(k)) / 1000)),
+        spread: perKey((k) => spreadOf(samples(k))),
+        targets,
+      };
+      const short = countsUpdates
+        ? KEYS.filter((k) => setting.cells[k].receivedAtResolve.some((c) => c !== setting.size))
+        : [];
+      if (short.length > 0 && stat === "first" && clock === "wall") {
+        row.warn = `${scenario} ${setting.label}: prompt resolved before all ${setting.size} updates were handled for: ${short
+          .map((k) => `${k} (${setting.cells[k].receivedAtResolve.join(", ")})`)
+          .join("; ")}`;
+      }
+      rows.push(row);
+    }
   }
-  return row;
+  return rows;
 }
 
 function fmtValue(v: number, unit: string): string {
   if (!Number.isFinite(v)) return "n/a";
-  if (unit.endsWith("/s"))
-    return v >= 1e6 ? `${(v / 1e6).toFixed(2)}M` : `${(v / 1e3).toFixed(1)}k`;
+  if (unit.includes("/")) return v >= 1e6 ? `${(v / 1e6).toFixed(2)}M` : `${(v / 1e3).toFixed(1)}k`;
   if (unit === "MB") return v.toFixed(1);
   return v >= 100 ? v.toFixed(0) : v.toFixed(1);
 }
 
+const ratioOf = (row: Row, other: Other): number => row.values.kit / row.values[other];
+
 function ratio(row: Row, other: Other): { text: string; pass?: boolean } {
-  const r = row.values.kit / row.values[other];
+  const r = ratioOf(row, other);
   if (!Number.isFinite(r)) return { text: "n/a" };
   const target = row.targets?.[other];
   if (target === undefined) return { text: `${r.toFixed(2)}x` };
@@ -320,7 +298,7 @@ function ratio(row: Row, other: Other): { text: string; pass?: boolean } {
   };
 }
 
-function printTable(rows: Row[], kitLabel: string): void {
+function printTable(rows: Row[], kitLabel: string, title: string): void {
   const header = [
     "scenario",
     "unit",
@@ -338,9 +316,9 @@ function printTable(rows: Row[], kitLabel: string): void {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]): string =>
     cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
-  console.log(`\nacp-kit column = ${kitLabel}`);
+  console.log(`\n${title}; acp-kit column = ${kitLabel}`);
   console.log(
-    "^ higher is better, v lower is better; value = median of runs, ±half the min-max range",
+    `^ higher is better, v lower is better; value = median of the runs counted, ±half their min-max range. S1/S2/S2c/S4: ${ROUNDS} fresh processes per cell, ${RUNS} timed runs each, ${WARMUP > 0 ? `after a warm-up of ${WARMUP} of the size` : "no warm-up"}; "first run" counts each process's first timed run, "median" all runs`,
   );
   console.log(
     "ratios: acp-kit's value over the coalescing raw loop's, the plain raw loop's and the official SDK's (throughput: >1 means acp-kit faster; ms/MB: <1 means acp-kit smaller)\n",
@@ -350,16 +328,50 @@ function printTable(rows: Row[], kitLabel: string): void {
   for (const cells of body) console.log(line(cells));
 }
 
+/**
+ * One line per scenario and target: the worst ratio over its rows (every setting and
+ * statistic), which is the scenario's verdict.
+ */
+function printWorst(
+  rows: Row[],
+): { scenario: string; other: Other; ratio: number; row: string; pass: boolean }[] {
+  const verdicts: { scenario: string; other: Other; ratio: number; row: string; pass: boolean }[] =
+    [];
+  const scenarios = [...new Set(rows.map((r) => r.scenario))];
+  for (const scenario of scenarios) {
+    const mine = rows.filter((r) => r.scenario === scenario && r.targets !== undefined);
+    for (const other of OTHERS) {
+      const withTarget = mine.filter((r) => r.targets?.[other] !== undefined);
+      if (withTarget.length === 0) continue;
+      const worst = withTarget.reduce((w, r) => {
+        const better = r.higherIsBetter
+          ? ratioOf(r, other) < ratioOf(w, other)
+          : ratioOf(r, other) > ratioOf(w, other);
+        return better ? r : w;
+      });
+      const target = worst.targets?.[other] ?? 0;
+      const r = ratioOf(worst, other);
+      if (Number.isNaN(r)) continue; // not measured (--impls)
+      const pass = worst.higherIsBetter ? r >= target : r <= target;
+      verdicts.push({ scenario, other, ratio: r, row: worst.label, pass });
+    }
+  }
+  console.log(
+    "\nverdict per scenario: the worst of its settings (size, message size, first run or median)\n",
+  );
+  for (const v of verdicts) {
+    const target = rows.find((r) => r.scenario === v.scenario)?.targets?.[v.other];
+    console.log(
+      `  ${v.scenario.padEnd(8)} vs ${LABELS[v.other].padEnd(15)} ${v.ratio.toFixed(2)}x ${v.pass ? "ok  " : "MISS"} (target ${target}; worst at ${v.row})`,
+    );
+  }
+  return verdicts;
+}
+
 // ---------------------------------------------------------------- main
 
 const started = performance.now();
 const kit = await loadKitModule();
-const impls: Record<Key, Impl> = {
-  kit: makeKitImpl(kit.mod),
-  official: officialImpl,
-  raw: rawImpl,
-  rawc: rawCoalescingImpl,
-};
 
 console.log(`acp-kit benchmark — node ${process.version}, ${process.platform}/${process.arch}`);
 console.log(`acp-kit column: ${kit.label}`);
@@ -369,45 +381,37 @@ if (!(globalThis as { gc?: unknown }).gc)
   console.log("  WARNING: run with --expose-gc; no GC between runs.");
 if (quick) console.log("  --quick: reduced sizes, 1 run; not a measurement.");
 console.log(
-  `runs: S1 ${RUNS.s1}, S2 ${RUNS.s2}, S2c ${RUNS.s2c}, S3 ${RUNS.s3}, S4 ${RUNS.s4} (after warm-up); cold import ${RUNS.coldImport}`,
+  `cells (S1, S2, S2c, S4): ${ROUNDS} fresh processes each, ${RUNS} timed runs per process, ${WARMUP > 0 ? `warm-up ${WARMUP} of the size` : "no warm-up"}, first run counted; S1/S4 sizes ${STREAM_SIZES.join(", ")} x ${CHARS.join(", ")} characters of text; S3 ${S3_RUNS} processes; cold import ${COLD_IMPORT_RUNS}`,
+);
+console.log(
+  `  loadavg at start: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
 );
 
-const results: Partial<Record<"S1" | "S2" | "S2c" | "S3" | "S4", ScenarioSamples>> = {};
+const results: Partial<Record<"S1" | "S2" | "S2c" | "S4", SettingResult[]>> & {
+  S3?: ScenarioSamples;
+} = {};
 const rows: Row[] = [];
+const streamSettings = STREAM_SIZES.flatMap((size) => CHARS.map((chars) => ({ size, chars })));
 
 if (only.has("S1")) {
-  const s = interleaved
-    ? await inProcess("S1", impls, RUNS.s1, SIZES.s1, SIZES.s1 / 5, (impl, n) => impl.streaming(n))
-    : await isolated("S1", kit.url, RUNS.s1, SIZES.s1, SIZES.s1 / 2);
+  const s = await cells("S1", kit.url, streamSettings);
   results.S1 = s;
-  rows.push(rateRow(`S1 stream ${SIZES.s1} updates`, s, SIZES.s1, { rawc: 0.9, official: 5 }));
+  rows.push(...settingRows("S1", "msg/s", s, { rawc: 0.9, official: 5 }, true));
+  rows.push(...settingRows("S1", "msg/cpu-s", s, { rawc: 0.9, official: 5 }, false, "cpu"));
 }
 if (only.has("S2")) {
-  const s = interleaved
-    ? await inProcess("S2", impls, RUNS.s2, SIZES.s2, SIZES.s2 / 4, (impl, n) =>
-        impl.sequentialReads(n),
-      )
-    : await isolated("S2", kit.url, RUNS.s2, SIZES.s2, SIZES.s2);
+  const s = await cells("S2", kit.url, [{ size: SIZES.s2 }]);
   results.S2 = s;
-  rows.push({
-    ...rateRow(`S2 ${SIZES.s2} sequential reads`, s, SIZES.s2, { raw: 1.0 }),
-    unit: "req/s",
-  });
+  rows.push(...settingRows("S2", "req/s", s, { raw: 1.0 }, false));
+  rows.push(...settingRows("S2", "req/cpu-s", s, { raw: 1.0 }, false, "cpu"));
 }
 if (only.has("S2c")) {
-  const s = interleaved
-    ? await inProcess("S2c", impls, RUNS.s2c, SIZES.s2c, SIZES.s2c / 4, (impl, n) =>
-        impl.concurrentReads(n, SIZES.inFlight),
-      )
-    : await isolated("S2c", kit.url, RUNS.s2c, SIZES.s2c, SIZES.s2c, SIZES.inFlight);
+  const s = await cells("S2c", kit.url, [{ size: SIZES.s2c }], SIZES.inFlight);
   results.S2c = s;
-  rows.push({
-    ...rateRow(`S2c ${SIZES.s2c} reads, ${SIZES.inFlight} in flight`, s, SIZES.s2c, {
-      rawc: 0.9,
-      official: 5,
-    }),
-    unit: "req/s",
-  });
+  rows.push(...settingRows("S2c", "req/s", s, { rawc: 0.9, official: 5 }, false));
+  rows.push(...settingRows("S2c", "req/cpu-s", s, { rawc: 0.9, official: 5 }, false, "cpu"));
 }
 if (only.has("S3")) {
   log("S3: one child process per run");
@@ -416,19 +420,21 @@ if (only.has("S3")) {
   const mib = SIZES.s3 / MB;
   rows.push({
     label: `S3 ${mib} MiB read: time`,
+    scenario: "S3",
     unit: "ms",
     higherIsBetter: false,
-    values: perKey(s, (x) => median(x.ms)),
-    spread: perKey(s, (x) => spreadOf(x.ms)),
+    values: perKey((k) => median(s[k].ms)),
+    spread: perKey((k) => spreadOf(s[k].ms)),
     targets: { raw: 1.1 },
   });
   const rssNotRaised = KEYS.filter((k) => s[k].rssPeakFromOp?.some((b) => !b));
   rows.push({
     label: `S3 ${mib} MiB read: peak RSS delta`,
+    scenario: "S3",
     unit: "MB",
     higherIsBetter: false,
-    values: perKey(s, (x) => median(x.rssDeltaBytes ?? []) / MB),
-    spread: perKey(s, (x) => spreadOf(x.rssDeltaBytes ?? [])),
+    values: perKey((k) => median(s[k].rssDeltaBytes ?? []) / MB),
+    spread: perKey((k) => spreadOf(s[k].rssDeltaBytes ?? [])),
     targets: { raw: 1.1 },
     ...(rssNotRaised.length > 0
       ? {
@@ -438,35 +444,44 @@ if (only.has("S3")) {
   });
   rows.push({
     label: `S3 ${mib} MiB read: heap+ext delta (sampled)`,
+    scenario: "S3",
     unit: "MB",
     higherIsBetter: false,
-    values: perKey(s, (x) => median(x.heapDeltaBytes ?? []) / MB),
-    spread: perKey(s, (x) => spreadOf(x.heapDeltaBytes ?? [])),
+    values: perKey((k) => median(s[k].heapDeltaBytes ?? []) / MB),
+    spread: perKey((k) => spreadOf(s[k].heapDeltaBytes ?? [])),
   });
 }
 if (only.has("S4")) {
-  log("S4: child-process agents over stdio");
-  const s = await stdio(kit);
+  const s = await cells("S4", kit.url, streamSettings);
   results.S4 = s;
-  rows.push(
-    rateRow(`S4 stdio stream ${SIZES.s4} updates`, s, SIZES.s4, { rawc: 0.9, official: 5 }),
-  );
+  rows.push(...settingRows("S4", "msg/s", s, { rawc: 0.9, official: 5 }, true));
+  rows.push(...settingRows("S4", "msg/cpu-s", s, { rawc: 0.9, official: 5 }, false, "cpu"));
 }
 
 let cold: Record<string, ColdImport | string> | undefined;
 if (only.has("import")) {
   log("cold import");
   cold = {};
-  if (builtKitUrl()) cold["acp-kit"] = coldImport("acp-kit", RUNS.coldImport);
+  if (builtKitUrl()) cold["acp-kit"] = coldImport("acp-kit", COLD_IMPORT_RUNS);
   else cold["acp-kit"] = "skipped: dist/ not built";
-  cold["@agentclientprotocol/sdk 2.4.0"] = coldImport("@agentclientprotocol/sdk", RUNS.coldImport);
-  cold["acp-sdk-classic 1.9.0"] = coldImport("acp-sdk-classic", RUNS.coldImport);
+  cold["@agentclientprotocol/sdk 2.4.0"] = coldImport("@agentclientprotocol/sdk", COLD_IMPORT_RUNS);
+  cold["acp-sdk-classic 1.9.0"] = coldImport("acp-sdk-classic", COLD_IMPORT_RUNS);
 }
 
-printTable(rows, kit.label);
+const wallRows = rows.filter((r) => !r.scenario.endsWith(" cpu"));
+const cpuRows = rows.filter((r) => r.scenario.endsWith(" cpu"));
+printTable(wallRows, kit.label, "WALL-CLOCK TIME (as the independent harness measured)");
+if (cpuRows.length > 0) {
+  printTable(
+    cpuRows,
+    kit.label,
+    "CPU TIME of the same runs (user + system, all threads; S4: client and agent processes), values = updates or requests per CPU second: steadier than wall-clock time on a loaded machine",
+  );
+}
+const verdicts = printWorst(rows);
 if (cold) {
   console.log(
-    `\ncold import (fresh node per sample, median of ${RUNS.coldImport}; target for acp-kit < 50 ms):`,
+    `\ncold import (fresh node per sample, median of ${COLD_IMPORT_RUNS}; target for acp-kit < 50 ms):`,
   );
   for (const [name, r] of Object.entries(cold)) {
     if (typeof r === "string") console.log(`  ${name.padEnd(32)} ${r}`);
@@ -484,7 +499,11 @@ if (kit.fellBack || kit.label.includes("acp-sdk-classic")) {
   );
 }
 const totalSeconds = (performance.now() - started) / 1000;
-console.log(`\ntotal benchmark time: ${totalSeconds.toFixed(1)} s`);
+console.log(
+  `\ntotal benchmark time: ${totalSeconds.toFixed(1)} s; loadavg at end: ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 
 const outDir = resolve(REPO_ROOT, "bench", "results");
 mkdirSync(outDir, { recursive: true });
@@ -496,8 +515,10 @@ writeFileSync(
       node: process.version,
       kit: { label: kit.label, url: kit.url, fellBack: kit.fellBack },
       quick,
-      sizes: SIZES,
-      runs: RUNS,
+      loadavgAtEnd: loadavg(),
+      sizes: { ...SIZES, stream: STREAM_SIZES, chars: CHARS },
+      runs: { perProcess: RUNS, rounds: ROUNDS, warmup: WARMUP, s3: S3_RUNS },
+      verdicts,
       totalSeconds,
       table: rows,
       samples: results,

@@ -5,6 +5,15 @@ import { PROTOCOL_VERSION, agent, ndJsonStream } from "@agentclientprotocol/sdk"
 
 const text = process.env.BENCH_CHUNK_TEXT ?? "x".repeat(40);
 
+/** Prompt "cpu": one update whose text is this process's CPU time so far, in microseconds. */
+function cpuUpdate() {
+  const { user, system } = process.cpuUsage();
+  return {
+    sessionUpdate: "agent_message_chunk",
+    content: { type: "text", text: String(user + system) },
+  };
+}
+
 const app = agent()
   .onRequest("initialize", () => ({ protocolVersion: PROTOCOL_VERSION, agentCapabilities: {} }))
   .onRequest("session/new", () => ({ sessionId: "bench-session" }))
@@ -13,6 +22,10 @@ const app = agent()
     const command = first?.type === "text" ? first.text : "";
     if (command === "gc") {
       globalThis.gc?.();
+      return { stopReason: "end_turn" };
+    }
+    if (command === "cpu") {
+      await client.notify("session/update", { sessionId: params.sessionId, update: cpuUpdate() });
       return { stopReason: "end_turn" };
     }
     const n = Number(command.split(" ")[1] ?? 0);

@@ -5,6 +5,15 @@ import { RawPeer } from "../lib/raw-peer.js";
 
 const text = process.env.BENCH_CHUNK_TEXT ?? "x".repeat(40);
 
+/** Prompt "cpu": one update whose text is this process's CPU time so far, in microseconds. */
+function cpuUpdate() {
+  const { user, system } = process.cpuUsage();
+  return {
+    sessionUpdate: "agent_message_chunk",
+    content: { type: "text", text: String(user + system) },
+  };
+}
+
 const peer = new RawPeer(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin), {
   onRequest: async (method, params) => {
     switch (method) {
@@ -17,6 +26,10 @@ const peer = new RawPeer(Writable.toWeb(process.stdout), Readable.toWeb(process.
         const command = first?.type === "text" ? first.text : "";
         if (command === "gc") {
           globalThis.gc?.();
+          return { stopReason: "end_turn" };
+        }
+        if (command === "cpu") {
+          await peer.notify("session/update", { sessionId: params.sessionId, update: cpuUpdate() });
           return { stopReason: "end_turn" };
         }
         const n = Number(command.split(" ")[1] ?? 0);

@@ -3,8 +3,17 @@
  * interface every implementation fills in, and small statistics helpers.
  */
 
-/** ~40 characters of text per `agent_message_chunk`, the same for every implementation. */
-export const CHUNK_TEXT = "The quick brown fox jumps over the lazy d";
+/** `chars` characters of English text (ASCII), the text of each `agent_message_chunk`. */
+export function chunkText(chars: number): string {
+  const sentence = "The quick brown fox jumps over the lazy dog. ";
+  return sentence.repeat(Math.ceil(chars / sentence.length)).slice(0, chars);
+}
+
+/** Characters of text per `agent_message_chunk` (env `BENCH_CHUNK_CHARS`, default 41). */
+export const CHUNK_CHARS = Number(process.env.BENCH_CHUNK_CHARS ?? 41);
+
+/** The text of every `agent_message_chunk` in this process, the same for every implementation. */
+export const CHUNK_TEXT = chunkText(CHUNK_CHARS);
 
 /** Session id used by the raw loop (the SDK-based agents hand out their own). */
 export const SESSION_ID = "bench-session";

@@ -6,6 +6,8 @@ export interface RawHandlers {
   split?: "text" | "bytes";
   /** Writer variant; default from env BENCH_RAW_WRITE, else "each" (one awaited write per message). */
   write?: "each" | "coalesce";
+  /** Coalescing writer: characters queued beyond which `send` waits; default env BENCH_RAW_HIGH_WATER, else 64 KiB. */
+  highWater?: number;
 }
 
 export declare class RawPeer {

@@ -14,7 +14,9 @@
 // BENCH_RAW_WRITE=coalesce (or `write: "coalesce"`) switches the writer to the
 // coalescing loop: a message is written at once when no write is in flight, and
 // what is sent meanwhile is joined into the next single chunk; `send` resolves at
-// once unless more than 1 MiB waits (then when it has been handed to the writer).
+// once unless more than 64 KiB wait (then when they have been handed to the writer).
+// The threshold is the one an independent harness gave this loop (BENCH_RAW_HIGH_WATER
+// or `highWater` changes it; it was 1 MiB, kinder to acp-kit: see bench/README.md).
 //
 // Plain JavaScript (with raw-peer.d.ts) so the S4 child agent can run it
 // without tsx; the in-process scenarios import the very same file.
@@ -31,6 +33,7 @@ export class RawPeer {
   #queue = [];
   #queued = 0;
   #drained = [];
+  #highWater;
   /** Resolves when the input reaches EOF or errors. */
   closed;
 
@@ -39,6 +42,7 @@ export class RawPeer {
     this.#onRequest = handlers.onRequest;
     this.#onNotification = handlers.onNotification;
     this.#coalesce = (handlers.write ?? process.env.BENCH_RAW_WRITE) === "coalesce";
+    this.#highWater = handlers.highWater ?? Number(process.env.BENCH_RAW_HIGH_WATER ?? 64 * 1024);
     const splitBytes = (handlers.split ?? process.env.BENCH_RAW_SPLIT) === "bytes";
     this.closed = (splitBytes ? this.#readLoopBytes(input) : this.#readLoop(input)).catch(
       () => undefined,
@@ -56,8 +60,9 @@ export class RawPeer {
       return Promise.resolve();
     }
     this.#queue.push(line);
-    this.#queued += line.length;
-    if (this.#queued > 1024 * 1024) return new Promise((resolve) => this.#drained.push(resolve));
+    this.#queued += line.length; // characters: bytes for the ASCII the benchmark sends
+    if (this.#queued > this.#highWater)
+      return new Promise((resolve) => this.#drained.push(resolve));
     return Promise.resolve();
   }
 

@@ -28,6 +28,8 @@ export interface StdioSession {
   prompt(n: number): Promise<StreamResult>;
   /** Untimed: asks the child to run a full GC (the child runs with --expose-gc). */
   childGc(): Promise<void>;
+  /** Untimed: the child's CPU time so far (user + system), in ms. */
+  childCpuMs(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -73,15 +75,26 @@ async function stopChild(child: Child): Promise<void> {
 
 const textPrompt = (text: string): ContentBlock[] => [{ type: "text", text }];
 
+/** The CPU time an agent reported in the text of its last update (see the agents' "cpu"). */
+function cpuMsOf(update: unknown): number {
+  const text = (update as { update?: { content?: { text?: unknown } } } | undefined)?.update
+    ?.content?.text;
+  const micros = Number(text);
+  assert(Number.isFinite(micros), "the agent's CPU time");
+  return micros / 1000;
+}
+
 async function kitSession(mod: ClassicModule, kitUrl: string): Promise<StdioSession> {
   const child = spawnAgent("kit", kitUrl);
   const { output, input } = webStreams(child);
   let received = 0;
+  let last: unknown;
   const conn = new mod.ClientSideConnection(
     () => ({
       requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
-      sessionUpdate: () => {
+      sessionUpdate: (params) => {
         received++;
+        last = params;
       },
     }),
     mod.ndJsonStream(output, input),
@@ -100,6 +113,10 @@ async function kitSession(mod: ClassicModule, kitUrl: string): Promise<StdioSess
     async childGc() {
       await conn.prompt({ sessionId, prompt: textPrompt("gc") });
     },
+    async childCpuMs() {
+      await conn.prompt({ sessionId, prompt: textPrompt("cpu") });
+      return cpuMsOf(last);
+    },
     close: () => stopChild(child),
   };
 }
@@ -108,9 +125,11 @@ async function officialSession(): Promise<StdioSession> {
   const child = spawnAgent("official", "");
   const { output, input } = webStreams(child);
   let received = 0;
+  let last: unknown;
   const conn = client()
-    .onNotification("session/update", () => {
+    .onNotification("session/update", ({ params }) => {
       received++;
+      last = params;
     })
     .onRequest("session/request_permission", () => ({ outcome: { outcome: "cancelled" as const } }))
     .connect(ndJsonStream(output, input));
@@ -134,6 +153,10 @@ async function officialSession(): Promise<StdioSession> {
     async childGc() {
       await conn.agent.request("session/prompt", { sessionId, prompt: textPrompt("gc") });
     },
+    async childCpuMs() {
+      await conn.agent.request("session/prompt", { sessionId, prompt: textPrompt("cpu") });
+      return cpuMsOf(last);
+    },
     async close() {
       conn.close();
       await stopChild(child);
@@ -145,10 +168,14 @@ async function rawSession(impl: "raw" | "rawc"): Promise<StdioSession> {
   const child = spawnAgent(impl, "");
   const { output, input } = webStreams(child);
   let received = 0;
+  let last: unknown;
   const peer = new RawPeer(output, input, {
     write: impl === "rawc" ? "coalesce" : "each",
-    onNotification: (method) => {
-      if (method === "session/update") received++;
+    onNotification: (method, params) => {
+      if (method === "session/update") {
+        received++;
+        last = params;
+      }
     },
   });
   await peer.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
@@ -170,6 +197,10 @@ async function rawSession(impl: "raw" | "rawc"): Promise<StdioSession> {
     },
     async childGc() {
       await peer.request("session/prompt", { sessionId, prompt: textPrompt("gc") });
+    },
+    async childCpuMs() {
+      await peer.request("session/prompt", { sessionId, prompt: textPrompt("cpu") });
+      return cpuMsOf(last);
     },
     async close() {
       peer.close();

@@ -110,6 +110,92 @@ describe("ndJsonStream framing", () => {
     expect(JSON.parse(lines[98]!)).toMatchObject({ method: "n", params: { i: 99 } });
   });
 
+  it("writes a long backlog in chunks of at most 128 Ki characters, in order, none lost", async () => {
+    // Everything queued used to be joined into one chunk: megabytes under a burst of large
+    // messages, which cost both sides more per byte than a few 100-KiB chunks.
+    let release!: () => void;
+    const chunks: string[] = [];
+    const dec = new TextDecoder();
+    let lines = 0;
+    let allWritten!: () => void;
+    const written = new Promise<void>((r) => (allWritten = r));
+    const output = new WritableStream<Uint8Array>({
+      async write(chunk) {
+        const text = dec.decode(chunk);
+        chunks.push(text);
+        lines += text.split("\n").length - 1;
+        if (lines === 401) allWritten();
+        if (chunks.length === 1) await new Promise<void>((r) => (release = r));
+      },
+    });
+    const connection = new JsonRpcConnection(
+      ndJsonStream(output, new ReadableStream()),
+      echoRouter,
+    );
+    // About 1,000 characters each, some of them multi-byte: 400 queued are ~410 Ki characters.
+    const text = "é€😀".repeat(10) + "x".repeat(950);
+    for (let i = 0; i <= 400; i++) void connection.notify("n", { i, text });
+    await tick();
+    expect(chunks).toHaveLength(1); // the first is in flight, 400 are queued
+    release();
+    await written;
+    const batches = chunks.slice(1);
+    expect(batches.length).toBe(4);
+    for (const batch of batches) {
+      expect(batch.length).toBeLessThanOrEqual(128 * 1024);
+      expect(batch.endsWith("}\n")).toBe(true);
+    }
+    const received = batches
+      .join("")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { params: { i: number; text: string } });
+    expect(received.map((m) => m.params.i)).toEqual(Array.from({ length: 400 }, (_, k) => k + 1));
+    expect(received.every((m) => m.params.text === text)).toBe(true);
+  });
+
+  it("lets a sender held by a full queue go once a written chunk brings it under the high-water mark", async () => {
+    const gates: (() => void)[] = [];
+    const chunks: string[] = [];
+    const dec = new TextDecoder();
+    const output = new WritableStream<Uint8Array>({
+      write(chunk) {
+        chunks.push(dec.decode(chunk));
+        return new Promise<void>((r) => gates.push(r));
+      },
+    });
+    const connection = new JsonRpcConnection(
+      ndJsonStream(output, new ReadableStream()),
+      echoRouter,
+    );
+    const text = "y".repeat(10_000);
+    let sent = 0;
+    let held: Promise<void> | undefined;
+    // Over 1 Mi characters are queued after about 105 of them.
+    while (held === undefined && sent < 200) {
+      const p = connection.notify("n", { i: sent++, text });
+      if (!(await Promise.race([p.then(() => true), tick().then(() => false)]))) held = p;
+    }
+    expect(held).toBeDefined();
+    let free = false;
+    void held!.then(() => (free = true));
+    expect(chunks).toHaveLength(1);
+    gates.shift()!(); // the first write completes: one chunk of the queue is taken
+    await tick();
+    expect(chunks).toHaveLength(2);
+    expect(free).toBe(true);
+    while (chunks.join("").split("\n").length - 1 < sent) {
+      gates.shift()!();
+      await tick();
+    }
+    const ids = chunks
+      .join("")
+      .trimEnd()
+      .split("\n")
+      .map((line) => (JSON.parse(line) as { params: { i: number } }).params.i);
+    expect(ids).toEqual(Array.from({ length: sent }, (_, k) => k));
+  });
+
   it("writes a large message in a buffer of its size, not one sized for the worst case", async () => {
     const chunks: Uint8Array[] = [];
     const output = new WritableStream<Uint8Array>({ write: (chunk) => void chunks.push(chunk) });
