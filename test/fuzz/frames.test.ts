@@ -2183,8 +2183,11 @@ async function fuzzSide(
   const rng = new Rng(seed ^ (side === "agent" ? 0x0a6e47 : 0xc11e47) ^ (lenient ? 0 : 0x5a5a5a));
   const gen = new Gen(rng, side);
   const peer = new Peer();
+  // The test owns both pipes: the SUT's output ends with the connection (the peer waits
+  // for that end), as the caller asks for it.
   const stream = ndJsonStream(peer.fromSut.writable, peer.toSut.readable, {
     maxMessageBytes: MAX_BYTES,
+    closeOutput: true,
   });
   let sut: AgentSideConnection | ClientSideConnection;
   // `lenient: true` is the default; pass it only to exercise the strict mode.
