@@ -257,6 +257,40 @@ describe("HTTP client through an outage", () => {
     expect(p.refused).toBeLessThanOrEqual(10);
   });
 
+  it("a stream the server opens and ends at once is a failed try: maxAttempts, then the end", async () => {
+    const url = await serve();
+    // After the first open, every event stream is answered 200 with its opening comment
+    // and ends at once (a broken proxy). Each such try used to start the count again: the
+    // client retried for ever at the first backoff step.
+    let opened = 0;
+    let firstOpen!: () => void;
+    const streamOpen = new Promise<void>((resolve) => (firstOpen = resolve));
+    const brief: typeof fetch = async (input, init) => {
+      if (init?.method !== "GET") return fetch(input, init);
+      if (opened++ > 0) {
+        return new Response(": open\n\n", {
+          status: 200,
+          headers: { "content-type": "text/event-stream" },
+        });
+      }
+      const response = await fetch(input, init);
+      firstOpen();
+      return response;
+    };
+    const events: RemoteEvent[] = [];
+    stream = connectHttp(url, {
+      reconnect: RECONNECT,
+      fetch: brief,
+      onEvent: (e) => events.push(e),
+    });
+    const connection = new ClientSideConnection(() => client([]), stream);
+    await connection.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    await streamOpen;
+    proxy!.cut();
+    await stream.closed;
+    expect(attempts(events)).toEqual([1, 2, 3, 4, 5]);
+  });
+
   it("a request whose POST is lost to the network fails alone; the connection goes on", async () => {
     const url = await serve();
     let cutOnce = true;

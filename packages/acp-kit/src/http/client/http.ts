@@ -88,6 +88,12 @@ interface StreamState {
   settleReady: (error?: Error) => void;
   attempt: AbortController | undefined;
   failure: Error | undefined;
+  /**
+   * Whether the current try brought something (an event, or keep-alives after the opening
+   * comment): only then does a drop start the count of tries again. A stream the server
+   * opens and ends at once is a failed try like any other.
+   */
+  progressed: boolean;
 }
 
 interface PendingRequest {
@@ -368,6 +374,7 @@ class HttpTransport implements RemoteStream {
       },
       attempt: undefined,
       failure: undefined,
+      progressed: false,
     };
     this.streams.set(key, state);
     void this.runStream(state);
@@ -426,7 +433,7 @@ class HttpTransport implements RemoteStream {
           });
         }
         state.opened = true;
-        failures = 0;
+        state.progressed = false;
         state.settleReady();
         await this.readEvents(state, response.body, attempt);
         reason = new Error(`The server ended the ${describe(state)} stream`);
@@ -441,6 +448,8 @@ class HttpTransport implements RemoteStream {
         // Answers in flight may be lost with the stream: fail what waits on it.
         this.failPending(state.key, reason);
       }
+      if (state.progressed) failures = 0;
+      state.progressed = false;
       failures++;
       if (failures > this.settings.maxAttempts) {
         if (state.key === CONNECTION) this.finish(reason);
@@ -480,9 +489,12 @@ class HttpTransport implements RemoteStream {
       );
     };
     arm();
+    let items = 0;
     try {
       for await (const item of parseEventStream(body, this.settings.maxMessageBytes)) {
         arm();
+        items++;
+        if (item.kind === "event" || items > 1) state.progressed = true;
         if (this.stopped(state)) return;
         if (item.kind !== "event") continue;
         const { id, data } = item.event;
