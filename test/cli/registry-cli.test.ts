@@ -52,19 +52,23 @@ function run(
   });
 }
 
+/** A tar.gz whose program starts the scripted agent with the CLI tests' scenario. */
+async function scriptedArchive(): Promise<Buffer> {
+  const script = `#!/bin/sh\nexec "${process.execPath}" "${scriptedAgent}" --no-delays "${scenario}" "$@"\n`;
+  const tar = await packTar([
+    {
+      header: { name: "bin/agent", type: "file", size: Buffer.byteLength(script), mode: 0o755 },
+      body: script,
+    },
+  ]);
+  return gzipSync(tar);
+}
+
 describe.skipIf(process.platform === "win32")("registry ids on the command line", () => {
   it("lists, installs, runs and serves by id and removes a registry agent", async () => {
     const platform = registryPlatform();
     if (platform === undefined) throw new Error("no registry platform here");
-    // The archive's program starts the scripted agent with a scenario.
-    const script = `#!/bin/sh\nexec "${process.execPath}" "${scriptedAgent}" --no-delays "${scenario}" "$@"\n`;
-    const tar = await packTar([
-      {
-        header: { name: "bin/agent", type: "file", size: Buffer.byteLength(script), mode: 0o755 },
-        body: script,
-      },
-    ]);
-    const archive = gzipSync(tar);
+    const archive = await scriptedArchive();
     server.files.set("/scripted.tar.gz", { body: archive });
     server.files.set("/registry.json", {
       type: "application/json",
@@ -213,14 +217,7 @@ describe.skipIf(process.platform === "win32")("registry ids on the command line"
   it("serve: a registry entry's env never chooses the server's token", async () => {
     const platform = registryPlatform();
     if (platform === undefined) throw new Error("no registry platform here");
-    const script = `#!/bin/sh\nexec "${process.execPath}" "${scriptedAgent}" --no-delays "${scenario}" "$@"\n`;
-    const tar = await packTar([
-      {
-        header: { name: "bin/agent", type: "file", size: Buffer.byteLength(script), mode: 0o755 },
-        body: script,
-      },
-    ]);
-    server.files.set("/scripted.tar.gz", { body: gzipSync(tar) });
+    server.files.set("/scripted.tar.gz", { body: await scriptedArchive() });
     server.files.set("/registry.json", {
       type: "application/json",
       body: JSON.stringify({
