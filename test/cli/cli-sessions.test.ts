@@ -322,6 +322,33 @@ describe("acp-kit run --resume (plain)", () => {
     expect(again.stdout).toContain("> where");
   });
 
+  it("prints an agent's session id and title without their escape sequences", () => {
+    const w = workspace();
+    const sessionId = "evil\u001b]0;pwned\u0007\u001b[2J-1";
+    writeFileSync(
+      join(w.dir, "scenario.json"),
+      JSON.stringify({
+        ...base,
+        sessions: [
+          {
+            sessionId,
+            cwd: w.project,
+            title: "Title\u001b[31m red\u001b[0m",
+            updatedAt: "2026-01-01T10:00:00Z",
+            history: [{ agent: "Hello again." }],
+          },
+        ],
+      }),
+    );
+    const result = w.run(["run", "--plain", "--resume", "evil"], "");
+    expect(result.stdout).toContain("Hello again.");
+    expect(result.stderr).toContain("To resume this session: acp-kit run --resume 'evil-1' --");
+    for (const text of [result.stdout, result.stderr]) {
+      expect(text).not.toContain("\u001b");
+      expect(text).not.toContain("\u0007");
+    }
+  });
+
   it("refuses a start of an id that fits several, and an id the agent does not know", () => {
     const w = workspace();
     writeFileSync(
