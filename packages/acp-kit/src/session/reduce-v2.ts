@@ -22,6 +22,7 @@ import {
   type ThreadMessage,
   type ThreadToolCall,
 } from "./state.js";
+import { findToolCall } from "./tool-calls.js";
 import { endTurn } from "./turns.js";
 import { appendItem, findKeyed, replaceAt, replaceItem } from "./thread-ops.js";
 
@@ -71,14 +72,6 @@ function upsertMessage(
     origin: "agent",
   };
   return appendItem(state, message);
-}
-
-function findToolCall(state: SessionState, toolCallId: string): number {
-  return findKeyed(
-    state,
-    `t\u0000${toolCallId}`,
-    (item) => item.type === "tool_call" && item.toolCallId === toolCallId,
-  );
 }
 
 /**

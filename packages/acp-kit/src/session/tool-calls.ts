@@ -13,7 +13,8 @@ type Draft = { -readonly [K in keyof ThreadToolCall]: ThreadToolCall[K] };
 /** The fields both `tool_call` and `tool_call_update` may carry, all optional. */
 type ToolCallPatch = Omit<ToolCallUpdate, "toolCallId"> & { sessionUpdate?: string };
 
-function findToolCall(state: SessionState, toolCallId: string): number {
+/** The thread index of the tool call with this id (-1 when there is none). @internal */
+export function findToolCall(state: SessionState, toolCallId: string): number {
   return findKeyed(
     state,
     `t\u0000${toolCallId}`,

@@ -458,17 +458,7 @@ async function withLock<T>(
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       if (await isDone()) return undefined;
       const holder = Number(await readFile(join(lock, "pid"), "utf8").catch(() => "0"));
-      const alive =
-        holder > 0 &&
-        (() => {
-          try {
-            process.kill(holder, 0);
-            return true;
-          } catch {
-            return false;
-          }
-        })();
-      if (!alive && holder > 0) await rm(lock, { recursive: true, force: true });
+      if (holder > 0 && !isRunning(holder)) await rm(lock, { recursive: true, force: true });
       if (Date.now() > deadline) throw failure("install_failed", `Gave up waiting for ${lock}.`);
       await new Promise((r) => setTimeout(r, 250));
     }
