@@ -132,7 +132,9 @@ function applyToolCallContentChunk(
   state: SessionState,
   update: V2.ToolCallContentChunk,
 ): SessionState {
-  const created = applyToolCallUpdateV2(state, { toolCallId: update.toolCallId });
+  // Only a call not seen yet is created first: an existing one is not copied twice per chunk.
+  const known = findToolCall(state, update.toolCallId) >= 0;
+  const created = known ? state : applyToolCallUpdateV2(state, { toolCallId: update.toolCallId });
   const at = findToolCall(created, update.toolCallId);
   const call = threadItem(created, at);
   if (call?.type !== "tool_call") return created;
