@@ -64,6 +64,11 @@ export interface Router {
   request(method: string): RequestRoute | undefined;
   /** The route of a notification method, or undefined (ignored). */
   notification(method: string): NotificationRoute | undefined;
+  /**
+   * When set, requests whose id is `null` are refused with this error (answered with
+   * `id: null`) instead of being handled: JSON-RPC allows a `null` id, some protocols do not.
+   */
+  readonly nullIdError?: RequestError | undefined;
 }
 
 /** What the dispatcher needs from its connection. */
@@ -149,7 +154,7 @@ export class Dispatcher {
         null,
         RequestError.invalidRequest(
           undefined,
-          batch ? "batches are not supported" : "a message must be an object",
+          batch ? "JSON-RPC batches are not supported" : "a message must be an object",
         ),
       );
       return undefined;
@@ -199,6 +204,10 @@ export class Dispatcher {
     }
     if (message.jsonrpc !== "2.0") {
       this.answerError(id, RequestError.invalidRequest(undefined, 'jsonrpc must be "2.0"'));
+      return;
+    }
+    if (id === null && this.router.nullIdError !== undefined) {
+      this.answerError(null, this.router.nullIdError);
       return;
     }
     const route = this.router.request(method);

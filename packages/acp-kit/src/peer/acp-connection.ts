@@ -15,27 +15,38 @@ import type { NotificationRoute, RequestRoute, Router } from "../jsonrpc/dispatc
 import type { Stream } from "../jsonrpc/messages.js";
 import type { ResultShape } from "../jsonrpc/pending.js";
 import type { Transport } from "../transport/transport.js";
-import type { MethodHandler } from "../schema/method-spec.js";
-import { outboundSpecs } from "./router.js";
+import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
+import { V1_SPECS, outboundSpecs } from "./router.js";
 
 /** Options of an {@link AgentSideConnection} or {@link ClientSideConnection}. */
 export type AcpConnectionOptions = ConnectionOptions;
 
 type PeerSide = Exclude<MethodHandler, "both">;
 
-/** How to check the result of each request a side handles; built once per side. */
-const RESULT_SHAPES = new Map<PeerSide, ReadonlyMap<string, ResultShape>>();
+/** How to check the result of each request a side handles; built once per table and side. */
+const RESULT_SHAPES = new WeakMap<
+  readonly MethodSpec[],
+  Map<PeerSide, ReadonlyMap<string, ResultShape>>
+>();
 
-function resultShapesOf(peerSide: PeerSide): ReadonlyMap<string, ResultShape> {
-  let shapes = RESULT_SHAPES.get(peerSide);
+function resultShapesOf(
+  peerSide: PeerSide,
+  specs: readonly MethodSpec[],
+): ReadonlyMap<string, ResultShape> {
+  let bySide = RESULT_SHAPES.get(specs);
+  if (bySide === undefined) {
+    bySide = new Map();
+    RESULT_SHAPES.set(specs, bySide);
+  }
+  let shapes = bySide.get(peerSide);
   if (shapes === undefined) {
     shapes = new Map(
-      [...outboundSpecs(peerSide, "request")].map(([method, spec]) => [
+      [...outboundSpecs(peerSide, "request", specs)].map(([method, spec]) => [
         method,
         { validate: spec.validateResult, emptyResult: spec.emptyResult },
       ]),
     );
-    RESULT_SHAPES.set(peerSide, shapes);
+    bySide.set(peerSide, shapes);
   }
   return shapes;
 }
@@ -70,9 +81,12 @@ export class AcpConnectionCore {
     peerSide: PeerSide,
     router: () => Router,
     options: AcpConnectionOptions | undefined,
+    specs: readonly MethodSpec[] = V1_SPECS,
+    guard?: (inner: Router) => Router,
   ) {
-    this.resultShapes = resultShapesOf(peerSide);
-    this.rpc = new JsonRpcConnection(stream, new LazyRouter(router), options);
+    this.resultShapes = resultShapesOf(peerSide, specs);
+    const lazy = new LazyRouter(router);
+    this.rpc = new JsonRpcConnection(stream, guard === undefined ? lazy : guard(lazy), options);
   }
 
   /** Sends a request; protocol methods get their result validated. */

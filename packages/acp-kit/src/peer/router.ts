@@ -13,6 +13,9 @@ import type { RawValidator } from "../schema/runtime.js";
 import { LEGACY_METHOD_SPECS, METHOD_SPECS } from "../schema/methods.gen.js";
 
 type Implementation = Record<string, unknown>;
+
+/** v1's method table with the methods classic releases still speak. */
+export const V1_SPECS: readonly MethodSpec[] = [...METHOD_SPECS, ...LEGACY_METHOD_SPECS];
 type Handler = (this: unknown, ...args: unknown[]) => unknown;
 
 function extParams(params: unknown): Record<string, unknown> {
@@ -144,18 +147,20 @@ class ImplementationRouter implements Router {
  * `extNotification`; a protocol method the implementation lacks is answered `-32601`
  * (requests) or ignored (notifications). Methods dropped from the protocol that classic
  * releases still speak ({@link LEGACY_METHOD_SPECS}) are routed by their classic names.
+ * `specs` is the method table (v1's by default; `acp-kit/v2` passes v2's).
  */
 export function buildRouter(
   side: Exclude<MethodHandler, "both">,
   impl: object,
   handlerNames: Readonly<Record<string, string>>,
   classicNames: Readonly<Record<string, readonly string[]>> = {},
+  specs: readonly MethodSpec[] = V1_SPECS,
 ): Router {
   const target = impl as Implementation;
   const requests = new Map<string, RequestRoute>();
   const notifications = new Map<string, NotificationRoute>();
   const known = new Set<string>();
-  for (const spec of [...METHOD_SPECS, ...LEGACY_METHOD_SPECS]) {
+  for (const spec of specs) {
     if (spec.handledBy !== side) continue;
     known.add(spec.method);
     const name = handlerNames[spec.method];
@@ -181,14 +186,15 @@ export function buildRouter(
 
 /**
  * The specs of the methods the *other* side handles, by wire name (for outbound calls),
- * the legacy ones included.
+ * from `specs` (by default v1's, the legacy ones included).
  */
 export function outboundSpecs(
   peerSide: Exclude<MethodHandler, "both">,
   kind: MethodSpec["kind"],
+  specs: readonly MethodSpec[] = V1_SPECS,
 ): Map<string, MethodSpec> {
   const map = new Map<string, MethodSpec>();
-  for (const spec of [...METHOD_SPECS, ...LEGACY_METHOD_SPECS]) {
+  for (const spec of specs) {
     if (spec.handledBy === peerSide && spec.kind === kind) map.set(spec.method, spec);
   }
   return map;

@@ -32,5 +32,25 @@ export type { ValidationIssue, ValidationResult, ValidateOptions } from "../sche
 
 export { reduceSessionV2, terminalOutputText } from "../session/reduce-v2.js";
 
+export type { Agent, Client, RequestContext } from "./agent.js";
+export { AgentSideConnection } from "./agent-side-connection.js";
+export { ClientSideConnection } from "./client-side-connection.js";
+export {
+  AgentSession,
+  MessageWriter,
+  ToolCallWriter,
+  TerminalWriter,
+  type AgentSessionOptions,
+  type NewTerminal,
+  type NewToolCall,
+  type SessionSink,
+  type Turn,
+  type TurnHandler,
+  type TurnOutcome,
+  type TurnStopReason,
+} from "./agent-session.js";
+export { RequestError } from "../jsonrpc/errors.js";
+export { ndJsonStream } from "../transport/ndjson.js";
+
 /** The protocol version this entry speaks: ACP v2 (a draft). */
 export const PROTOCOL_VERSION_V2 = 2;

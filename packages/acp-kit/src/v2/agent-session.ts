@@ -1,0 +1,722 @@
+/**
+ * {@link AgentSession}: keeps one v2 session's state on the agent side and emits it the
+ * way v2 requires.
+ *
+ * @module
+ */
+import type { SendRequestOptions } from "../jsonrpc/connection.js";
+import { RequestError } from "../jsonrpc/errors.js";
+import type { MaybePromise } from "../jsonrpc/messages.js";
+import type * as schema from "../schema/v2/types.gen.js";
+
+/** What an {@link AgentSession} sends through: a v2 `AgentSideConnection` does. */
+export interface SessionSink {
+  /** Sends one `session/update`. */
+  sessionUpdate(params: schema.UpdateSessionNotification): Promise<void>;
+  /** Sends `session/request_permission`. */
+  requestPermission(
+    params: schema.RequestPermissionRequest,
+    options?: SendRequestOptions,
+  ): Promise<schema.RequestPermissionResponse>;
+}
+
+/** The stop reasons a turn may end with on its own (errors and cancellation are implied). */
+export type TurnStopReason = "end_turn" | "max_tokens" | "max_turn_requests" | "refusal";
+
+/** How a turn ended, when a stop reason alone is not enough. */
+export interface TurnOutcome {
+  /** Default `end_turn`. */
+  readonly stopReason?: TurnStopReason;
+  /** Token usage of the turn, sent with the idle state. */
+  readonly usage?: schema.Usage;
+}
+
+/** One running turn, as its handler sees it. */
+export interface Turn {
+  /** The session. */
+  readonly session: AgentSession;
+  /** The id of the inserted user message (the prompt's answer). */
+  readonly messageId: string;
+  /** The prompt's content. */
+  readonly prompt: readonly schema.ContentBlock[];
+  /** The prompt request as received. */
+  readonly request: schema.PromptRequest;
+  /** Aborts when the client cancels the turn or closes the session. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Runs one turn. Return the stop reason (default `end_turn`); throw to end it with
+ * `idle { stopReason: "error" }` (a `RequestError`'s code, message and data are sent).
+ * A turn whose signal aborted ends `cancelled` whatever it returns.
+ */
+export type TurnHandler = (turn: Turn) => MaybePromise<TurnStopReason | TurnOutcome | void>;
+
+/** Options of an {@link AgentSession}. */
+export interface AgentSessionOptions {
+  /**
+   * What a prompt that arrives during a turn gets: `"hold"` (default) answers it once the
+   * turn before it ended and it was inserted (FIFO; `-32800` if cancelled first),
+   * `"reject"` answers `-32600` at once.
+   */
+  readonly whileBusy?: "hold" | "reject";
+  /** Mints message, tool call and terminal ids. Default: a counter with a random prefix. */
+  readonly newId?: () => string;
+  /** The most terminal output kept per terminal for replay (its tail). Default 1 MiB. */
+  readonly maxTerminalReplayBytes?: number;
+}
+
+/** Fields of a new tool call: the `tool_call_update` fields, plus its cancel handler. */
+export type NewToolCall = Omit<schema.ToolCallUpdate, "toolCallId" | "capabilities"> & {
+  /** The id; minted when omitted. */
+  readonly toolCallId?: string;
+  /** Makes the call cancellable by the client (`tool_call/cancel`). */
+  readonly onCancel?: () => MaybePromise<void>;
+};
+
+/** Fields of a new agent-owned terminal, plus its cancel handler. */
+export interface NewTerminal {
+  /** The id; minted when omitted. */
+  readonly terminalId?: string;
+  /** The command line, for display. */
+  readonly command?: string;
+  /** The working directory (absolute). */
+  readonly cwd?: string;
+  /** The terminal's size. */
+  readonly size?: schema.TerminalSize;
+  /** Makes the process stoppable by the client (`terminal/cancel`). */
+  readonly onCancel?: () => MaybePromise<void>;
+}
+
+const FINAL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+
+type MessageKind = "user_message" | "agent_message" | "agent_thought";
+
+interface MessageRecord {
+  readonly kind: MessageKind;
+  readonly messageId: string;
+  content: schema.ContentBlock[];
+}
+
+interface ToolRecord {
+  state: Record<string, unknown> & { toolCallId: string };
+  onCancel: (() => MaybePromise<void>) | undefined;
+}
+
+interface TerminalRecord {
+  state: Record<string, unknown> & { terminalId: string };
+  output: Uint8Array[];
+  outputBytes: number;
+  exited: boolean;
+  onCancel: (() => MaybePromise<void>) | undefined;
+}
+
+type Item =
+  | { type: "message"; record: MessageRecord }
+  | { type: "tool"; record: ToolRecord }
+  | { type: "terminal"; record: TerminalRecord }
+  | { type: "plan"; planId: string; plan: schema.PlanUpdateContent }
+  | { type: "snapshot"; update: schema.SessionUpdate };
+
+interface Held {
+  readonly request: schema.PromptRequest;
+  readonly run: TurnHandler;
+  readonly resolve: (response: schema.PromptResponse) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Running {
+  readonly controller: AbortController;
+  permissions: number;
+}
+
+let instances = 0;
+
+function defaultIds(): () => string {
+  const prefix = `${Date.now().toString(36)}${(instances++).toString(36)}`;
+  let next = 0;
+  return () => `${prefix}-${(next++).toString(36)}`;
+}
+
+function toBytes(data: string | Uint8Array): Uint8Array {
+  return typeof data === "string" ? new TextEncoder().encode(data) : data;
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000)
+    binary += String.fromCharCode.apply(null, Array.from(bytes.subarray(i, i + 0x8000)));
+  return btoa(binary);
+}
+
+function errorOf(error: unknown): schema.Error {
+  if (error instanceof RequestError) {
+    return error.data === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, data: error.data };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: -32603, message: message === "" ? "Internal error" : message };
+}
+
+/** Ignores the rejection of a send nobody awaits (the connection closed). */
+function settled(promise: Promise<void>): Promise<void> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+/**
+ * One v2 session on the agent side: it keeps the session's state and emits it as v2
+ * requires. Each prompt's user message is echoed (`user_message` with the answer's
+ * `messageId`), `state_update` goes `running` → `requires_action` while a permission is
+ * asked → `idle` with the stop reason or the error, prompts sent during a turn are held
+ * and answered once inserted (or `-32800` on cancel), tool calls are created by their
+ * first `tool_call_update`, agent-owned terminals stream base64 output, plans replace by
+ * id, background work appears on every state update once reported, and a resume replays
+ * the session and ends with a snapshot of its state.
+ *
+ * ```ts
+ * const session = new AgentSession(connection, sessionId);
+ * // in prompt(params):
+ * return session.prompt(params, async (turn) => {
+ *   await turn.session.agentMessage().append("Hello!");
+ *   return "end_turn";
+ * });
+ * ```
+ */
+export class AgentSession {
+  /** The foreground state, as last sent. */
+  state: "idle" | "running" | "requires_action" = "idle";
+  private readonly newId: () => string;
+  private readonly items = new Map<string, Item>();
+  private readonly tools = new Map<string, ToolRecord>();
+  private readonly terminals = new Map<string, TerminalRecord>();
+  private readonly held: Held[] = [];
+  private running: Running | undefined;
+  private background: schema.BackgroundWork[] | undefined;
+  private lastIdle: Record<string, unknown> = { stopReason: null };
+  private closedFlag = false;
+
+  /**
+   * @param sink - Where updates and permission requests go (the v2 `AgentSideConnection`).
+   * @param sessionId - The session's id.
+   * @param options - Busy policy, id minting, replay limits.
+   */
+  constructor(
+    private readonly sink: SessionSink,
+    readonly sessionId: string,
+    private readonly options: AgentSessionOptions = {},
+  ) {
+    this.newId = options.newId ?? defaultIds();
+  }
+
+  /** True while a turn runs. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** True once {@link AgentSession.close} was called. */
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  /**
+   * Handles `session/prompt`: inserts the user message (echoed with its id), runs `run`
+   * in the background and answers `{ messageId }` once inserted. During a turn the prompt
+   * is held (or refused, see {@link AgentSessionOptions.whileBusy}).
+   */
+  prompt(request: schema.PromptRequest, run: TurnHandler): Promise<schema.PromptResponse> {
+    if (this.closedFlag)
+      return Promise.reject(
+        new RequestError(-32002, "Resource not found", { sessionId: this.sessionId }),
+      );
+    if (this.running !== undefined) {
+      if (this.options.whileBusy === "reject")
+        return Promise.reject(
+          RequestError.invalidRequest(undefined, "a turn is already running in this session"),
+        );
+      return new Promise((resolve, reject) => this.held.push({ request, run, resolve, reject }));
+    }
+    return Promise.resolve(this.start(request, run));
+  }
+
+  /**
+   * Handles `session/cancel`: aborts the running turn (it ends `cancelled`, its pending
+   * permission requests are withdrawn) and answers every held prompt `-32800`.
+   */
+  cancel(): void {
+    for (const held of this.held.splice(0)) held.reject(RequestError.requestCancelled());
+    this.running?.controller.abort(RequestError.requestCancelled());
+  }
+
+  /** Handles `session/close`: cancels, then refuses further prompts (`-32002`). */
+  close(): void {
+    this.cancel();
+    this.closedFlag = true;
+  }
+
+  /**
+   * Handles `session/resume`: with `replayFrom: { type: "start" }` sends the session's
+   * history again (each message, tool call, terminal and plan as one whole upsert, in the
+   * order they began), then always a snapshot of the state. Await it before answering.
+   */
+  async resume(request: Pick<schema.ResumeSessionRequest, "replayFrom">): Promise<void> {
+    if (request.replayFrom?.type === "start") {
+      for (const item of this.items.values()) await this.send(this.replayOf(item));
+    }
+    await this.sendState();
+  }
+
+  /** A new agent message (or the one with `messageId`), to stream or replace. */
+  agentMessage(messageId?: string): MessageWriter {
+    return this.message("agent_message", messageId);
+  }
+
+  /** A new agent thought (or the one with `messageId`). */
+  agentThought(messageId?: string): MessageWriter {
+    return this.message("agent_thought", messageId);
+  }
+
+  /** A user message the agent adds itself (not a prompt: those are echoed already). */
+  userMessage(messageId?: string): MessageWriter {
+    return this.message("user_message", messageId);
+  }
+
+  /** Starts a tool call: its first `tool_call_update` creates it on the client. */
+  async toolCall(fields: NewToolCall): Promise<ToolCallWriter> {
+    const { onCancel, toolCallId = this.newId(), ...rest } = fields;
+    const state: ToolRecord["state"] = { ...rest, toolCallId };
+    if (onCancel !== undefined) state.capabilities = { cancel: {} };
+    const record: ToolRecord = { state, onCancel };
+    this.tools.set(toolCallId, record);
+    this.items.set(`tool:${toolCallId}`, { type: "tool", record });
+    await this.send({ sessionUpdate: "tool_call_update", ...state });
+    return new ToolCallWriter(this, record);
+  }
+
+  /** Starts an agent-owned terminal (display only: the agent runs the process). */
+  async terminal(fields: NewTerminal): Promise<TerminalWriter> {
+    const { onCancel, terminalId = this.newId(), ...rest } = fields;
+    const state: TerminalRecord["state"] = { ...rest, terminalId };
+    if (onCancel !== undefined) state.capabilities = { cancel: {} };
+    const record: TerminalRecord = { state, output: [], outputBytes: 0, exited: false, onCancel };
+    this.terminals.set(terminalId, record);
+    this.items.set(`terminal:${terminalId}`, { type: "terminal", record });
+    await this.send({ sessionUpdate: "terminal_update", ...state });
+    return new TerminalWriter(this, record);
+  }
+
+  /** Replaces the plan `planId` (default `"plan"`) with `entries`. */
+  plan(entries: schema.PlanEntry[], planId = "plan"): Promise<void> {
+    const plan: schema.PlanUpdateContent = { type: "items", planId, entries };
+    this.items.delete(`plan:${planId}`);
+    this.items.set(`plan:${planId}`, { type: "plan", planId, plan });
+    return this.send({ sessionUpdate: "plan_update", plan });
+  }
+
+  /**
+   * Sends any other update as given (`available_commands_update`, `config_option_update`,
+   * `session_info_update`, `usage_update`, `notice`, extensions). The latest of each kind
+   * that describes the session as a whole is kept for replay.
+   */
+  update(update: schema.SessionUpdate): Promise<void> {
+    const kind = (update as { sessionUpdate: string }).sessionUpdate;
+    if (SNAPSHOT_KINDS.has(kind)) {
+      this.items.delete(`snapshot:${kind}`);
+      this.items.set(`snapshot:${kind}`, { type: "snapshot", update });
+    }
+    return this.send(update);
+  }
+
+  /**
+   * Asks the client's permission (`session/request_permission`) for the running turn: the
+   * state is `requires_action` until answered, and the request is withdrawn (answered
+   * `cancelled` by the client) if the turn is cancelled.
+   */
+  async requestPermission(
+    params: Omit<schema.RequestPermissionRequest, "sessionId">,
+  ): Promise<schema.RequestPermissionResponse> {
+    const running = this.running;
+    if (running === undefined)
+      return this.sink.requestPermission({ ...params, sessionId: this.sessionId });
+    running.permissions++;
+    if (running.permissions === 1) await this.setState("requires_action");
+    try {
+      return await this.sink.requestPermission(
+        { ...params, sessionId: this.sessionId },
+        { signal: running.controller.signal },
+      );
+    } catch (error) {
+      if (running.controller.signal.aborted) return { outcome: { outcome: "cancelled" } };
+      throw error;
+    } finally {
+      running.permissions--;
+      if (
+        running.permissions === 0 &&
+        this.running === running &&
+        !running.controller.signal.aborted
+      )
+        await this.setState("running");
+    }
+  }
+
+  /**
+   * Handles `tool_call/cancel`: runs the call's cancel handler and, unless the handler
+   * already gave it a final status, marks it `cancelled`. Unknown, finished or
+   * non-cancellable calls are answered `-32602`.
+   */
+  async cancelToolCall(
+    params: schema.CancelToolCallRequest,
+  ): Promise<schema.CancelToolCallResponse> {
+    const record = this.tools.get(params.toolCallId);
+    const status = record?.state.status;
+    if (
+      record?.onCancel === undefined ||
+      (typeof status === "string" && FINAL_STATUSES.has(status))
+    )
+      throw RequestError.invalidParams(
+        { toolCallId: params.toolCallId },
+        "the tool call is unknown or not cancellable",
+      );
+    await record.onCancel();
+    const after = record.state.status;
+    if (!(typeof after === "string" && FINAL_STATUSES.has(after)))
+      await this.patchTool(record, { status: "cancelled" });
+    return {};
+  }
+
+  /**
+   * Handles `terminal/cancel`: runs the terminal's cancel handler (which stops the
+   * process; report the exit with {@link TerminalWriter.exit}). Unknown, exited or
+   * non-cancellable terminals are answered `-32602`.
+   */
+  async cancelTerminal(
+    params: schema.CancelTerminalRequest,
+  ): Promise<schema.CancelTerminalResponse> {
+    const record = this.terminals.get(params.terminalId);
+    if (record?.onCancel === undefined || record.exited)
+      throw RequestError.invalidParams(
+        { terminalId: params.terminalId },
+        "the terminal is unknown or not cancellable",
+      );
+    await record.onCancel();
+    return {};
+  }
+
+  // ---- used by the writers ----
+
+  /** @internal */
+  send(update: schema.SessionUpdate): Promise<void> {
+    return settled(this.sink.sessionUpdate({ sessionId: this.sessionId, update }));
+  }
+
+  /** @internal */
+  patchTool(record: ToolRecord, patch: Record<string, unknown>): Promise<void> {
+    for (const [key, value] of Object.entries(patch)) {
+      if (key === "toolCallId") continue;
+      if (value === undefined) continue;
+      if (value === null) Reflect.deleteProperty(record.state, key);
+      else record.state[key] = value;
+    }
+    const status = record.state.status;
+    const id = record.state.toolCallId;
+    const sent = this.send({
+      sessionUpdate: "tool_call_update",
+      ...patch,
+      toolCallId: id,
+    });
+    if (typeof status === "string" && FINAL_STATUSES.has(status))
+      return sent.then(() => this.dropBackground("tool_call", id));
+    return sent;
+  }
+
+  /** @internal */
+  appendToolContent(record: ToolRecord, content: schema.ToolCallContent): Promise<void> {
+    const current: unknown = record.state.content;
+    record.state.content = Array.isArray(current)
+      ? [...(current as unknown[]), content]
+      : [content];
+    return this.send({
+      sessionUpdate: "tool_call_content_chunk",
+      toolCallId: record.state.toolCallId,
+      content,
+    });
+  }
+
+  /** @internal */
+  terminalOutput(record: TerminalRecord, data: string | Uint8Array): Promise<void> {
+    const bytes = toBytes(data);
+    const limit = this.options.maxTerminalReplayBytes ?? 1024 * 1024;
+    record.output.push(bytes);
+    record.outputBytes += bytes.length;
+    while (record.outputBytes > limit && record.output.length > 1)
+      record.outputBytes -= record.output.shift()?.length ?? 0;
+    return this.send({
+      sessionUpdate: "terminal_output_chunk",
+      terminalId: record.state.terminalId,
+      data: base64(bytes),
+    });
+  }
+
+  /** @internal */
+  terminalUpdate(record: TerminalRecord, patch: Record<string, unknown>): Promise<void> {
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      if (value === null) Reflect.deleteProperty(record.state, key);
+      else record.state[key] = value;
+    }
+    const id = record.state.terminalId;
+    if (patch.exitStatus !== undefined && patch.exitStatus !== null) record.exited = true;
+    const sent = this.send({
+      sessionUpdate: "terminal_update",
+      ...patch,
+      terminalId: id,
+    });
+    return record.exited ? sent.then(() => this.dropBackground("terminal", id)) : sent;
+  }
+
+  /** @internal */
+  appendMessage(record: MessageRecord, content: schema.ContentBlock): Promise<void> {
+    record.content.push(content);
+    return this.send({
+      sessionUpdate: `${record.kind}_chunk`,
+      messageId: record.messageId,
+      content,
+    });
+  }
+
+  /** @internal */
+  replaceMessage(record: MessageRecord, content: schema.ContentBlock[] | null): Promise<void> {
+    record.content = content === null ? [] : [...content];
+    return this.send({
+      sessionUpdate: record.kind,
+      messageId: record.messageId,
+      content,
+    });
+  }
+
+  /** @internal */
+  addBackground(work: schema.BackgroundWork): Promise<void> {
+    const list = (this.background ??= []);
+    list.push(work);
+    return this.sendState();
+  }
+
+  // ---- internals ----
+
+  private message(kind: MessageKind, messageId = this.newId()): MessageWriter {
+    const key = `${kind}:${messageId}`;
+    let item = this.items.get(key);
+    if (item?.type !== "message") {
+      item = { type: "message", record: { kind, messageId, content: [] } };
+      this.items.set(key, item);
+    }
+    return new MessageWriter(this, item.record);
+  }
+
+  private start(request: schema.PromptRequest, run: TurnHandler): schema.PromptResponse {
+    const running: Running = { controller: new AbortController(), permissions: 0 };
+    this.running = running;
+    const messageId = this.newId();
+    const record: MessageRecord = {
+      kind: "user_message",
+      messageId,
+      content: [...request.prompt],
+    };
+    this.items.set(`user_message:${messageId}`, { type: "message", record });
+    void this.send({ sessionUpdate: "user_message", messageId, content: request.prompt });
+    void this.setState("running");
+    const turn: Turn = {
+      session: this,
+      messageId,
+      prompt: request.prompt,
+      request,
+      signal: running.controller.signal,
+    };
+    void this.runTurn(turn, run, running);
+    return { messageId };
+  }
+
+  private async runTurn(turn: Turn, run: TurnHandler, running: Running): Promise<void> {
+    let idle: Record<string, unknown>;
+    try {
+      const outcome = await run(turn);
+      const result: TurnOutcome =
+        typeof outcome === "string" ? { stopReason: outcome } : (outcome ?? {});
+      idle = { stopReason: result.stopReason ?? "end_turn" };
+      if (result.usage !== undefined) idle.usage = result.usage;
+    } catch (error) {
+      idle = running.controller.signal.aborted
+        ? { stopReason: "cancelled" }
+        : { stopReason: "error", error: errorOf(error) };
+    }
+    if (running.controller.signal.aborted) idle = { stopReason: "cancelled" };
+    this.running = undefined;
+    this.lastIdle = idle;
+    await this.setState("idle");
+    const next = this.held.shift();
+    if (next !== undefined) next.resolve(this.start(next.request, next.run));
+  }
+
+  private setState(state: AgentSession["state"]): Promise<void> {
+    this.state = state;
+    return this.sendState();
+  }
+
+  private sendState(): Promise<void> {
+    const update: Record<string, unknown> = { sessionUpdate: "state_update", state: this.state };
+    if (this.state === "idle") Object.assign(update, this.lastIdle);
+    if (this.background !== undefined) update.background = [...this.background];
+    return this.send(update as schema.SessionUpdate);
+  }
+
+  private dropBackground(type: "tool_call" | "terminal", id: string): Promise<void> {
+    const list = this.background;
+    if (list === undefined) return Promise.resolve();
+    const key = type === "tool_call" ? "toolCallId" : "terminalId";
+    const index = list.findIndex(
+      (work) => work.type === type && (work as Record<string, unknown>)[key] === id,
+    );
+    if (index < 0) return Promise.resolve();
+    list.splice(index, 1);
+    return this.sendState();
+  }
+
+  private replayOf(item: Item): schema.SessionUpdate {
+    switch (item.type) {
+      case "message":
+        return {
+          sessionUpdate: item.record.kind,
+          messageId: item.record.messageId,
+          content: item.record.content,
+        };
+      case "tool":
+        return { sessionUpdate: "tool_call_update", ...item.record.state };
+      case "terminal": {
+        const update: Record<string, unknown> = {
+          sessionUpdate: "terminal_update",
+          ...item.record.state,
+        };
+        const total = new Uint8Array(item.record.outputBytes);
+        let offset = 0;
+        for (const chunk of item.record.output) {
+          total.set(chunk, offset);
+          offset += chunk.length;
+        }
+        update.output = { data: base64(total) };
+        return update as schema.SessionUpdate;
+      }
+      case "plan":
+        return { sessionUpdate: "plan_update", plan: item.plan };
+      case "snapshot":
+        return item.update;
+    }
+  }
+}
+
+/** Updates that describe the session as a whole: the latest of each is replayed. */
+const SNAPSHOT_KINDS: ReadonlySet<string> = new Set([
+  "available_commands_update",
+  "config_option_update",
+  "session_info_update",
+  "usage_update",
+]);
+
+/** Streams or replaces one message of an {@link AgentSession}. */
+export class MessageWriter {
+  /** @internal */
+  constructor(
+    private readonly session: AgentSession,
+    private readonly record: MessageRecord,
+  ) {}
+
+  /** The message's id. */
+  get messageId(): string {
+    return this.record.messageId;
+  }
+
+  /** Appends text or a content block (a `*_chunk` update). */
+  append(content: string | schema.ContentBlock): Promise<void> {
+    const block: schema.ContentBlock =
+      typeof content === "string" ? { type: "text", text: content } : content;
+    return this.session.appendMessage(this.record, block);
+  }
+
+  /** Replaces the whole content (`null` or `[]` clears it). */
+  replace(content: schema.ContentBlock[] | null): Promise<void> {
+    return this.session.replaceMessage(this.record, content);
+  }
+}
+
+/** Patches one tool call of an {@link AgentSession}. */
+export class ToolCallWriter {
+  /** @internal */
+  constructor(
+    private readonly session: AgentSession,
+    private readonly record: ToolRecord,
+  ) {}
+
+  /** The call's id. */
+  get toolCallId(): string {
+    return this.record.state.toolCallId;
+  }
+
+  /** The call's fields as the client now has them. */
+  get state(): Readonly<schema.ToolCallUpdate> {
+    return this.record.state;
+  }
+
+  /** Patches the call: omitted fields stay, `null` clears, a value replaces. */
+  update(patch: Omit<schema.ToolCallUpdate, "toolCallId">): Promise<void> {
+    return this.session.patchTool(this.record, patch);
+  }
+
+  /** Appends one content item (`tool_call_content_chunk`). */
+  appendContent(content: schema.ToolCallContent): Promise<void> {
+    return this.session.appendToolContent(this.record, content);
+  }
+
+  /** Lists the call as background work: it may outlive the turn. */
+  runInBackground(): Promise<void> {
+    return this.session.addBackground({ type: "tool_call", toolCallId: this.toolCallId });
+  }
+}
+
+/** Streams one agent-owned terminal of an {@link AgentSession}. */
+export class TerminalWriter {
+  /** @internal */
+  constructor(
+    private readonly session: AgentSession,
+    private readonly record: TerminalRecord,
+  ) {}
+
+  /** The terminal's id. */
+  get terminalId(): string {
+    return this.record.state.terminalId;
+  }
+
+  /** True once {@link TerminalWriter.exit} was called. */
+  get exited(): boolean {
+    return this.record.exited;
+  }
+
+  /** Appends output bytes (text is sent as UTF-8), base64 on the wire. */
+  write(data: string | Uint8Array): Promise<void> {
+    return this.session.terminalOutput(this.record, data);
+  }
+
+  /** Changes the terminal's size. */
+  resize(size: schema.TerminalSize): Promise<void> {
+    return this.session.terminalUpdate(this.record, { size });
+  }
+
+  /** Reports that the process exited. */
+  exit(status: schema.TerminalExitStatus): Promise<void> {
+    return this.session.terminalUpdate(this.record, { exitStatus: status });
+  }
+
+  /** Lists the terminal as background work: it may outlive the turn. */
+  runInBackground(): Promise<void> {
+    return this.session.addBackground({ type: "terminal", terminalId: this.terminalId });
+  }
+}
