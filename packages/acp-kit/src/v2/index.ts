@@ -54,3 +54,10 @@ export { ndJsonStream } from "../transport/ndjson.js";
 
 /** The protocol version this entry speaks: ACP v2 (a draft). */
 export const PROTOCOL_VERSION_V2 = 2;
+export {
+  protocolRouter,
+  ProtocolRouter,
+  type ProtocolRouterOptions,
+  type RoutedConnection,
+  type RoutedSession,
+} from "./protocol-router.js";
