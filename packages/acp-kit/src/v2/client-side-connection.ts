@@ -104,6 +104,22 @@ export class ClientSideConnection {
     return response;
   }
 
+  /**
+   * Takes an `initialize` exchange that happened before this connection existed (see
+   * `negotiate()`) as this connection's own.
+   *
+   * @internal
+   */
+  adoptInitialization(
+    request: schema.InitializeRequest,
+    response: schema.InitializeResponse,
+  ): void {
+    const guard = this.guard();
+    guard.begin();
+    this.exchange = { request, response };
+    guard.end(true, true);
+  }
+
   /** `auth/login`: authenticates with one of the agent's `authMethods`. */
   login(
     params: schema.LoginAuthRequest,

@@ -61,3 +61,11 @@ export {
   type RoutedConnection,
   type RoutedSession,
 } from "./protocol-router.js";
+export {
+  negotiate,
+  NegotiationError,
+  type NegotiateOptions,
+  type Negotiated,
+  type NegotiationAttempt,
+  type ProtocolChoice,
+} from "./negotiate.js";
