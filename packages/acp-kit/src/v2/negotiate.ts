@@ -218,6 +218,45 @@ function describe(attempts: readonly NegotiationAttempt[]): string {
  * ```
  */
 export async function negotiate(stream: Stream, options: NegotiateOptions): Promise<Negotiated> {
+  const agreed = await negotiateStream(stream, options);
+  if (agreed.version === 2) {
+    const connection = new ClientSideConnection(options.v2, agreed.rest, options.connectionOptions);
+    connection.adoptInitialization(agreed.request, agreed.response);
+    return { version: 2, connection, request: agreed.request, response: agreed.response };
+  }
+  return {
+    version: 1,
+    connection: new V1ClientSideConnection(options.v1, agreed.rest, options.connectionOptions),
+    request: agreed.request,
+    response: agreed.response,
+  };
+}
+
+/** What {@link negotiateStream} agreed on: the version, the exchange and the stream after it. */
+export type NegotiatedStream =
+  | {
+      readonly version: 1;
+      readonly request: v1.InitializeRequest;
+      readonly response: v1.InitializeResponse;
+      readonly rest: Stream;
+    }
+  | {
+      readonly version: 2;
+      readonly request: v2.InitializeRequest;
+      readonly response: v2.InitializeResponse;
+      readonly rest: Stream;
+    };
+
+/**
+ * {@link negotiate} without making the connection: the version agreed, the `initialize`
+ * exchange and the stream to go on with (what the agent sent meanwhile comes first).
+ *
+ * @internal
+ */
+export async function negotiateStream(
+  stream: Stream,
+  options: Omit<NegotiateOptions, "v1" | "v2" | "connectionOptions">,
+): Promise<NegotiatedStream> {
   const protocol = options.protocol ?? "auto";
   const exchange = new Exchange(
     stream,
@@ -258,20 +297,11 @@ export async function negotiate(stream: Stream, options: NegotiateOptions): Prom
       const result = answer.result;
       const version = isPlainObject(result) ? result.protocolVersion : undefined;
       if (version === 2 && V2_VALIDATORS.InitializeResponse(result, undefined)) {
-        const connection = new ClientSideConnection(
-          options.v2,
-          exchange.rest(),
-          options.connectionOptions,
-        );
-        connection.adoptInitialization(
-          v2Request as v2.InitializeRequest,
-          result as v2.InitializeResponse,
-        );
         return {
           version: 2,
-          connection,
           request: v2Request as v2.InitializeRequest,
           response: result as v2.InitializeResponse,
+          rest: exchange.rest(),
         };
       }
       if (
@@ -281,13 +311,9 @@ export async function negotiate(stream: Stream, options: NegotiateOptions): Prom
       ) {
         return {
           version: 1,
-          connection: new V1ClientSideConnection(
-            options.v1,
-            exchange.rest(),
-            options.connectionOptions,
-          ),
           request: v1Request,
           response: result as v1.InitializeResponse,
+          rest: exchange.rest(),
         };
       }
       attempts.push({
@@ -326,8 +352,8 @@ export async function negotiate(stream: Stream, options: NegotiateOptions): Prom
   }
   return {
     version: 1,
-    connection: new V1ClientSideConnection(options.v1, exchange.rest(), options.connectionOptions),
     request: v1Request,
     response: answer.result as v1.InitializeResponse,
+    rest: exchange.rest(),
   };
 }
