@@ -69,3 +69,5 @@ export {
   type NegotiationAttempt,
   type ProtocolChoice,
 } from "./negotiate.js";
+export { bridge, type Bridge, type BridgeOptions, type BridgeVersions } from "./bridge.js";
+export type { LossyEvent } from "./lossy.js";
