@@ -6,7 +6,7 @@
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
-import { isPlainObject } from "../jsonrpc/messages.js";
+import { isPlainObject, type JsonRpcId } from "../jsonrpc/messages.js";
 import type { Agent as V1Agent, RequestContext } from "../peer/agent.js";
 import type { AgentSideConnection as V1AgentSideConnection } from "../peer/agent-side-connection.js";
 import type * as v1 from "../schema/types.gen.js";
@@ -43,6 +43,10 @@ interface TerminalState {
 
 interface SessionState {
   readonly prompts: PendingPrompt[];
+  /** Prompts sent whose answer (the inserted message's id) has not come yet. */
+  awaitingAnswers: number;
+  /** The ids of the messages this client's prompts inserted: their echo is not shown. */
+  readonly echoes: Set<string>;
   /** Whole `user_message`s held while a prompt's answer (its id) is not known yet. */
   heldUserMessages: Json[];
   /** Content forwarded so far per message (`kind\0id`), to turn whole upserts into chunks. */
@@ -95,6 +99,14 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** v2 config options (`configId`) as v1's (`id`). */
+function v1Options(options: readonly Json[]): Json[] {
+  return options.map((option) => {
+    const { configId, ...rest } = option;
+    return configId === undefined ? option : { ...rest, id: configId };
+  });
+}
+
 /** The mode option of a session's config options, if it has one. */
 function modeOption(options: readonly Json[] | undefined): Json | undefined {
   return options?.find((option) => option.category === "mode" && option.type === "select");
@@ -126,6 +138,7 @@ function modesOf(options: readonly Json[] | undefined): v1.SessionModeState | un
  */
 export class V1ViewOfV2Agent implements V1Agent {
   private readonly sessions = new Map<string, SessionState>();
+  private readonly afterAnswers = new Map<JsonRpcId, () => void>();
   private permissionIds = 0;
 
   /**
@@ -139,7 +152,11 @@ export class V1ViewOfV2Agent implements V1Agent {
     private readonly downstream: ClientSideConnection,
     private readonly clientInit: v1.InitializeRequest,
     private readonly lossy: LossyCounter,
-  ) {}
+  ) {
+    upstream.observe((direction, message) => {
+      if (direction === "out") this.onOutgoing(message);
+    });
+  }
 
   /** The v2 client the downstream connection is created with. */
   static client(view: () => V1ViewOfV2Agent): Client {
@@ -150,17 +167,14 @@ export class V1ViewOfV2Agent implements V1Agent {
         view().upstream.createElicitation(
           params as unknown as v1.CreateElicitationRequest,
           context === undefined ? undefined : { signal: context.signal },
-        ) as unknown as Promise<v2.CreateElicitationResponse>,
-      completeElicitation: (params) =>
-        view().upstream.completeElicitation(
-          params as unknown as v1.CompleteElicitationNotification,
         ),
+      completeElicitation: (params) => view().upstream.completeElicitation(params),
       extMethod: (method, params, context) =>
-        view().upstream.request(
+        view().upstream.request<Json>(
           method,
           params,
           context === undefined ? undefined : { signal: context.signal },
-        ) as Promise<Json>,
+        ),
       extNotification: (method, params) => view().upstream.notify(method, params),
     };
   }
@@ -206,7 +220,7 @@ export class V1ViewOfV2Agent implements V1Agent {
     return {
       protocolVersion: 1,
       agentInfo: answer.info,
-      agentCapabilities: agentCapabilities as v1.AgentCapabilities,
+      agentCapabilities: agentCapabilities,
       authMethods,
       ...(answer._meta === undefined ? {} : { _meta: answer._meta }),
     };
@@ -217,17 +231,11 @@ export class V1ViewOfV2Agent implements V1Agent {
     context?: RequestContext,
   ): Promise<v1.AuthenticateResponse> {
     const { methodId, ...rest } = params;
-    return (await this.downstream.login(
-      { ...rest, methodId } as v2.LoginAuthRequest,
-      this.options(context),
-    )) as v1.AuthenticateResponse;
+    return await this.downstream.login({ ...rest, methodId }, this.options(context));
   }
 
   async logout(params: v1.LogoutRequest, context?: RequestContext): Promise<v1.LogoutResponse> {
-    return (await this.downstream.logout(
-      params as v2.LogoutAuthRequest,
-      this.options(context),
-    )) as v1.LogoutResponse;
+    return await this.downstream.logout(params, this.options(context));
   }
 
   async newSession(
@@ -242,8 +250,8 @@ export class V1ViewOfV2Agent implements V1Agent {
       this.options(context),
     );
     const state = this.state(response.sessionId);
-    state.configOptions = response.configOptions as Json[] | undefined;
-    this.afterAnswer(response.sessionId, response.availableCommands);
+    state.configOptions = response.configOptions;
+    this.afterAnswer(context, response.sessionId, response.availableCommands);
     return this.setupAnswer({ ...response }, state) as v1.NewSessionResponse;
   }
 
@@ -263,9 +271,9 @@ export class V1ViewOfV2Agent implements V1Agent {
         } as v2.ResumeSessionRequest,
         this.options(context),
       );
-      state.configOptions = (response.configOptions as Json[] | undefined) ?? state.configOptions;
-      this.afterAnswer(params.sessionId, response.availableCommands);
-      return this.setupAnswer(response as Json, state) as v1.LoadSessionResponse;
+      state.configOptions = response.configOptions ?? state.configOptions;
+      this.afterAnswer(context, params.sessionId, response.availableCommands);
+      return this.setupAnswer(response, state);
     } finally {
       state.replaying = false;
     }
@@ -283,19 +291,16 @@ export class V1ViewOfV2Agent implements V1Agent {
       } as v2.ResumeSessionRequest,
       this.options(context),
     );
-    state.configOptions = (response.configOptions as Json[] | undefined) ?? state.configOptions;
-    this.afterAnswer(params.sessionId, response.availableCommands);
-    return this.setupAnswer(response as Json, state) as v1.ResumeSessionResponse;
+    state.configOptions = response.configOptions ?? state.configOptions;
+    this.afterAnswer(context, params.sessionId, response.availableCommands);
+    return this.setupAnswer(response, state);
   }
 
   async listSessions(
     params: v1.ListSessionsRequest,
     context?: RequestContext,
   ): Promise<v1.ListSessionsResponse> {
-    return (await this.downstream.listSessions(
-      params as v2.ListSessionsRequest,
-      this.options(context),
-    )) as unknown as v1.ListSessionsResponse;
+    return await this.downstream.listSessions(params, this.options(context));
   }
 
   async closeSession(
@@ -330,8 +335,11 @@ export class V1ViewOfV2Agent implements V1Agent {
       "type" in params ? params : { ...params, type: "id" }
     ) as v2.SetSessionConfigOptionRequest;
     const response = await this.downstream.setSessionConfigOption(request, this.options(context));
-    this.noteConfig(params.sessionId, response.configOptions as Json[] | undefined, false);
-    return response as unknown as v1.SetSessionConfigOptionResponse;
+    this.noteConfig(params.sessionId, response.configOptions, false);
+    return {
+      ...response,
+      configOptions: v1Options(response.configOptions),
+    } as unknown as v1.SetSessionConfigOptionResponse;
   }
 
   async setSessionMode(
@@ -345,13 +353,13 @@ export class V1ViewOfV2Agent implements V1Agent {
     const response = await this.downstream.setSessionConfigOption(
       {
         sessionId: params.sessionId,
-        configId: option.id as string,
+        configId: option.configId as string,
         type: "id",
         value: params.modeId,
-      } as v2.SetSessionConfigOptionRequest,
+      },
       this.options(context),
     );
-    this.noteConfig(params.sessionId, response.configOptions as Json[] | undefined, true);
+    this.noteConfig(params.sessionId, response.configOptions, true);
     return {};
   }
 
@@ -366,15 +374,19 @@ export class V1ViewOfV2Agent implements V1Agent {
         messageId: undefined,
       };
       state.prompts.push(pending);
+      state.awaitingAnswers++;
       this.downstream.prompt(params as v2.PromptRequest, this.options(context)).then(
         (response) => {
           pending.acked = true;
           pending.messageId = response.messageId;
+          state.echoes.add(response.messageId);
+          state.awaitingAnswers--;
           this.releaseUserMessages(params.sessionId, state);
         },
         (error: unknown) => {
           const at = state.prompts.indexOf(pending);
           if (at >= 0) state.prompts.splice(at, 1);
+          state.awaitingAnswers--;
           this.releaseUserMessages(params.sessionId, state);
           reject(error);
         },
@@ -430,7 +442,7 @@ export class V1ViewOfV2Agent implements V1Agent {
       },
       context === undefined ? undefined : { signal: context.signal },
     );
-    return response as unknown as v2.RequestPermissionResponse;
+    return response;
   }
 
   private async onUpdate(params: v2.UpdateSessionNotification): Promise<void> {
@@ -455,7 +467,9 @@ export class V1ViewOfV2Agent implements V1Agent {
         return [update];
       }
       case "user_message":
-        if (state.prompts.some((p) => !p.acked) && !state.replaying) {
+        if (!state.replaying && state.echoes.has(update.messageId as string))
+          return this.noteEcho(state, update);
+        if (state.awaitingAnswers > 0 && !state.replaying) {
           state.heldUserMessages.push(update);
           return [];
         }
@@ -494,7 +508,12 @@ export class V1ViewOfV2Agent implements V1Agent {
       case "available_commands_update":
         return [this.commands(sessionId, update.availableCommands)];
       case "config_option_update":
-        return this.noteConfig(sessionId, update.configOptions as Json[], false, update);
+        return this.noteConfig(sessionId, update.configOptions as Json[], false, {
+          ...update,
+          configOptions: v1Options(
+            Array.isArray(update.configOptions) ? (update.configOptions as Json[]) : [],
+          ),
+        });
       case "notice":
         return this.gated(sessionId, "notices", update);
       case "compaction_update":
@@ -517,14 +536,14 @@ export class V1ViewOfV2Agent implements V1Agent {
     const key = `${kind}\u0000${messageId}`;
     const before = state.forwarded.get(key) ?? [];
     const after = Array.isArray(update.content) ? (update.content as Json[]) : [];
-    const chunk = CHUNK_KIND[kind] as string;
+    const chunk = CHUNK_KIND[kind] ?? `${kind}_chunk`;
     const out: Json[] = [];
     const emit = (content: Json): void => {
       out.push({ sessionUpdate: chunk, messageId, content });
     };
     let i = 0;
     for (; i < before.length; i++) {
-      const old = before[i] as Json;
+      const old = before[i] ?? {};
       const next = after[i];
       if (next !== undefined && sameJson(old, next)) continue;
       // The last block forwarded may have grown: its text extends.
@@ -546,23 +565,27 @@ export class V1ViewOfV2Agent implements V1Agent {
       i++;
       break;
     }
-    for (; i < after.length; i++) emit(after[i] as Json);
+    for (const block of after.slice(i)) emit(block);
     state.forwarded.set(key, [...after]);
     return out;
   }
 
+  /** The echo of a prompt the v1 client sent itself: it has the message already. */
+  private noteEcho(state: SessionState, update: Json): Json[] {
+    state.forwarded.set(
+      `user_message\u0000${String(update.messageId)}`,
+      Array.isArray(update.content) ? (update.content as Json[]) : [],
+    );
+    return [];
+  }
+
   private releaseUserMessages(sessionId: string, state: SessionState): void {
-    if (state.prompts.some((p) => !p.acked)) return;
+    if (state.awaitingAnswers > 0) return;
     const held = state.heldUserMessages;
     state.heldUserMessages = [];
-    const echoes = new Set(state.prompts.map((p) => p.messageId));
     for (const update of held) {
-      // The echo of a prompt the v1 client sent itself: it has it already.
-      if (echoes.has(update.messageId as string)) {
-        state.forwarded.set(
-          `user_message\u0000${String(update.messageId)}`,
-          (update.content as Json[] | null) ?? [],
-        );
+      if (state.echoes.has(update.messageId as string)) {
+        this.noteEcho(state, update);
         continue;
       }
       for (const out of this.upsertMessage(sessionId, state, "user_message", update))
@@ -601,7 +624,7 @@ export class V1ViewOfV2Agent implements V1Agent {
       });
       return;
     }
-    this.lossy.count("stop_reason_unknown_to_v1", undefined, String(stopReason));
+    this.lossy.count("stop_reason_unknown_to_v1", undefined, JSON.stringify(stopReason));
     head.resolve({ stopReason: "end_turn", _meta: { "acp-kit/v2StopReason": stopReason } });
   }
 
@@ -706,7 +729,7 @@ export class V1ViewOfV2Agent implements V1Agent {
       value === "failed"
     )
       return value;
-    this.lossy.count("status_unknown", sessionId, String(value));
+    this.lossy.count("status_unknown", sessionId, JSON.stringify(value));
     return "in_progress";
   }
 
@@ -897,19 +920,37 @@ export class V1ViewOfV2Agent implements V1Agent {
 
   private setupAnswer(response: Json, state: SessionState): Json {
     const { availableCommands: _commands, ...rest } = response;
+    if (Array.isArray(rest.configOptions))
+      rest.configOptions = v1Options(rest.configOptions as Json[]);
     const modes = modesOf(state.configOptions);
     return modes === undefined ? rest : { ...rest, modes };
   }
 
   /** What a setup answer carries that v1 sends as an update: after the answer. */
-  private afterAnswer(sessionId: string, commands: unknown): void {
+  private afterAnswer(
+    context: RequestContext | undefined,
+    sessionId: string,
+    commands: unknown,
+  ): void {
     if (commands === undefined || commands === null) return;
     const update = this.commands(sessionId, commands);
-    setTimeout(() => {
+    const send = (): void => {
       void this.upstream
         .sessionUpdate({ sessionId, update: update as v1.SessionUpdate })
         .catch(() => undefined);
-    }, 0);
+    };
+    if (context === undefined) send();
+    else this.afterAnswers.set(context.id, send);
+  }
+
+  /** Runs what waits for the answer to a request once that answer went out. */
+  private onOutgoing(message: unknown): void {
+    if (this.afterAnswers.size === 0 || !isPlainObject(message) || "method" in message) return;
+    const id = message.id as JsonRpcId;
+    const then = this.afterAnswers.get(id);
+    if (then === undefined) return;
+    this.afterAnswers.delete(id);
+    queueMicrotask(then);
   }
 
   private mcpServers(servers: readonly v1.McpServer[], sessionId: string | undefined): Json[] {
@@ -929,6 +970,8 @@ export class V1ViewOfV2Agent implements V1Agent {
     if (state === undefined) {
       state = {
         prompts: [],
+        awaitingAnswers: 0,
+        echoes: new Set(),
         heldUserMessages: [],
         forwarded: new Map(),
         tools: new Map(),

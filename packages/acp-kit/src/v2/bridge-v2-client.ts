@@ -40,6 +40,14 @@ interface SessionState {
 
 let bridges = 0;
 
+/** v1 config options (`id`) as v2's (`configId`). */
+function v2Options(options: readonly Json[]): Json[] {
+  return options.map((option) => {
+    const { id, ...rest } = option;
+    return id === undefined ? option : { ...rest, configId: id };
+  });
+}
+
 /** The synthesized option standing for v1 modes. */
 const MODE_OPTION_ID = "mode";
 
@@ -75,10 +83,7 @@ export class V2ViewOfV1Agent implements Agent {
           params as unknown as v2.CreateElicitationRequest,
           context === undefined ? undefined : { signal: context.signal },
         ) as unknown as Promise<v1.CreateElicitationResponse>,
-      completeElicitation: (params) =>
-        view().upstream.completeElicitation(
-          params as unknown as v2.CompleteElicitationNotification,
-        ),
+      completeElicitation: (params) => view().upstream.completeElicitation(params),
       extMethod: (method, params, context) =>
         view().upstream.request(
           method,
@@ -124,7 +129,7 @@ export class V2ViewOfV1Agent implements Agent {
     return {
       protocolVersion: 2,
       info: answer.agentInfo ?? { name: "unknown", version: "unknown" },
-      capabilities: { session } as v2.AgentCapabilities,
+      capabilities: { session },
       ...(authMethods.length > 0 ? { authMethods } : {}),
       ...(answer._meta === undefined ? {} : { _meta: answer._meta }),
     };
@@ -134,10 +139,7 @@ export class V2ViewOfV1Agent implements Agent {
     params: v2.LoginAuthRequest,
     context?: RequestContext,
   ): Promise<v2.LoginAuthResponse> {
-    return (await this.downstream.authenticate(
-      params as v1.AuthenticateRequest,
-      this.options(context),
-    )) as v2.LoginAuthResponse;
+    return await this.downstream.authenticate(params, this.options(context));
   }
 
   async logout(
@@ -147,10 +149,7 @@ export class V2ViewOfV1Agent implements Agent {
     const auth = this.agentInit.agentCapabilities?.auth as Json | undefined;
     if (auth?.logout === undefined || auth.logout === null)
       throw new RequestError(-32601, "Method not found", { reason: "the v1 agent has no logout" });
-    return (await this.downstream.logout(
-      params as v1.LogoutRequest,
-      this.options(context),
-    )) as v2.LogoutAuthResponse;
+    return await this.downstream.logout(params, this.options(context));
   }
 
   async newSession(
@@ -176,17 +175,14 @@ export class V2ViewOfV1Agent implements Agent {
     context?: RequestContext,
   ): Promise<v2.ListSessionsResponse> {
     if (this.agentInit.agentCapabilities?.sessionCapabilities?.list != null)
-      return (await this.downstream.listSessions(
-        params as v1.ListSessionsRequest,
-        this.options(context),
-      )) as unknown as v2.ListSessionsResponse;
+      return await this.downstream.listSessions(params, this.options(context));
     // Only the sessions made on this connection: the v1 agent cannot list its own.
     this.lossy.count("session_list_partial");
     return {
-      sessions: [...this.sessions.values()]
-        .filter((s) => s.cwd !== undefined)
-        .map((s) => ({ sessionId: s.sessionId, cwd: s.cwd as string })),
-    } as v2.ListSessionsResponse;
+      sessions: [...this.sessions.values()].flatMap((s) =>
+        s.cwd === undefined ? [] : [{ sessionId: s.sessionId, cwd: s.cwd }],
+      ),
+    };
   }
 
   async resumeSession(
@@ -197,18 +193,17 @@ export class V2ViewOfV1Agent implements Agent {
     const replay = params.replayFrom?.type === "start";
     const { replayFrom: _replay, ...rest } = params;
     const request = { ...rest, mcpServers: this.mcpServers(params.mcpServers) };
-    let response: Json = {};
+    let response: Json;
     const known = this.sessions.get(params.sessionId);
     if (replay) {
       if (caps?.loadSession !== true)
         throw RequestError.invalidParams({ reason: "replay unsupported by v1 agent" });
       const state = this.state(params.sessionId);
       state.current = undefined;
-      response =
-        (await this.downstream.loadSession(
-          request as v1.LoadSessionRequest,
-          this.options(context),
-        )) ?? {};
+      response = await this.downstream.loadSession(
+        request as v1.LoadSessionRequest,
+        this.options(context),
+      );
     } else if (caps?.sessionCapabilities?.resume != null) {
       response = await this.downstream.resumeSession(
         request as v1.ResumeSessionRequest,
@@ -220,11 +215,10 @@ export class V2ViewOfV1Agent implements Agent {
       const state = this.state(params.sessionId);
       state.swallowReplay = true;
       try {
-        response =
-          (await this.downstream.loadSession(
-            request as v1.LoadSessionRequest,
-            this.options(context),
-          )) ?? {};
+        response = await this.downstream.loadSession(
+          request as v1.LoadSessionRequest,
+          this.options(context),
+        );
       } finally {
         state.swallowReplay = false;
       }
@@ -301,7 +295,7 @@ export class V2ViewOfV1Agent implements Agent {
     );
     return {
       ...response,
-      ...this.configWithModes(state, response.configOptions as Json[]),
+      ...this.configWithModes(state, response.configOptions),
     } as v2.SetSessionConfigOptionResponse;
   }
 
@@ -332,7 +326,7 @@ export class V2ViewOfV1Agent implements Agent {
   }
 
   extMethod(method: string, params: Json, context?: RequestContext): Promise<Json> {
-    return this.downstream.request(method, params, this.options(context)) as Promise<Json>;
+    return this.downstream.request<Json>(method, params, this.options(context));
   }
 
   extNotification(method: string, params: Json): Promise<void> {
@@ -391,7 +385,7 @@ export class V2ViewOfV1Agent implements Agent {
   ): Promise<v1.RequestPermissionResponse> {
     const state = this.state(params.sessionId);
     const toolCall = {
-      ...this.v2ToolFields(params.sessionId, params.toolCall as Json),
+      ...this.v2ToolFields(params.sessionId, params.toolCall),
       toolCallId: params.toolCall.toolCallId,
     };
     state.permissions++;
@@ -404,8 +398,8 @@ export class V2ViewOfV1Agent implements Agent {
             typeof params.toolCall.title === "string" && params.toolCall.title !== ""
               ? params.toolCall.title
               : "Permission requested",
-          subject: { type: "tool_call", toolCall: toolCall as v2.ToolCallUpdate },
-          options: params.options as v2.PermissionOption[],
+          subject: { type: "tool_call", toolCall: toolCall },
+          options: params.options,
           ...(params._meta === undefined ? {} : { _meta: params._meta }),
         },
         context === undefined ? undefined : { signal: context.signal },
@@ -419,8 +413,7 @@ export class V2ViewOfV1Agent implements Agent {
   private async onUpdate(params: v1.SessionNotification): Promise<void> {
     const state = this.state(params.sessionId);
     if (state.swallowReplay) return;
-    for (const update of this.map(state, params.update as Json))
-      await this.send(params.sessionId, update);
+    for (const update of this.map(state, params.update)) await this.send(params.sessionId, update);
   }
 
   private map(state: SessionState, update: Json): Json[] {
@@ -531,11 +524,17 @@ export class V2ViewOfV1Agent implements Agent {
         typeof item.newText === "string"
       ) {
         const oldText = typeof item.oldText === "string" ? item.oldText : null;
+        // The patch names the file relative to the session's directory, as git would.
+        const root = this.sessions.get(sessionId)?.cwd?.replace(/\/+$/, "");
+        const shown =
+          root !== undefined && item.path.startsWith(`${root}/`)
+            ? item.path.slice(root.length + 1)
+            : item.path.replace(/^\/+/, "");
         return [
           {
             type: "diff",
             changes: [{ operation: oldText === null ? "add" : "modify", path: item.path }],
-            patch: { format: "git_patch", text: unifiedDiff(item.path, oldText, item.newText) },
+            patch: { format: "git_patch", text: unifiedDiff(shown, oldText, item.newText) },
             ...(item._meta === undefined ? {} : { _meta: item._meta }),
           },
         ];
@@ -551,14 +550,13 @@ export class V2ViewOfV1Agent implements Agent {
     state: SessionState,
     options: readonly Json[] | null | undefined,
   ): { configOptions?: Json[] } {
-    const list = options === null || options === undefined ? undefined : [...options];
+    const list = options === null || options === undefined ? undefined : v2Options(options);
     const modes = state.modes;
-    if (modes === undefined || modes === null)
-      return list === undefined ? {} : { configOptions: list };
+    if (modes === undefined) return list === undefined ? {} : { configOptions: list };
     const own = (list ?? []).some((option) => option.category === "mode");
     if (own) return { configOptions: list ?? [] };
     const option: Json = {
-      id: MODE_OPTION_ID,
+      configId: MODE_OPTION_ID,
       name: "Mode",
       category: "mode",
       type: "select",
@@ -595,7 +593,7 @@ export class V2ViewOfV1Agent implements Agent {
   private mcpServers(servers: readonly v2.McpServer[] | undefined): Json[] {
     return (servers ?? []).map((server) => {
       const { type, ...rest } = server as Json;
-      return type === "stdio" ? { args: [], env: [], ...rest } : (server as Json);
+      return type === "stdio" ? { args: [], env: [], ...rest } : server;
     });
   }
 

@@ -306,7 +306,7 @@ async function run(
   if (ask.dropsClientServices) lossy.count("client_fs_terminal_dropped", undefined);
   if (options.as === 1 && agreed.version === 2) {
     const holder: { view?: V1ViewOfV2Agent } = {};
-    const view = (): V1ViewOfV2Agent => holder.view as V1ViewOfV2Agent;
+    const view = (): V1ViewOfV2Agent => settled(holder.view);
     const agent = new ClientSideConnection(
       () => V1ViewOfV2Agent.client(view),
       rest,
@@ -325,7 +325,7 @@ async function run(
     return { client: 1, agent: 2, translating: true };
   }
   const holder: { view?: V2ViewOfV1Agent } = {};
-  const view = (): V2ViewOfV1Agent => holder.view as V2ViewOfV1Agent;
+  const view = (): V2ViewOfV1Agent => settled(holder.view);
   const agent = new V1ClientSideConnection(
     () => V2ViewOfV1Agent.client(view),
     rest,
@@ -346,6 +346,12 @@ async function run(
   );
   link(client, agent, closers, closings);
   return { client: 2, agent: 1, translating: true };
+}
+
+/** The view, which exists once the client's connection made it (before any message). */
+function settled<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error("the bridge is not set up yet");
+  return value;
 }
 
 /** When one side closes the other does. */

@@ -38,28 +38,26 @@ function operations(a: readonly string[], b: readonly string[]): Op[] {
     const n = midA.length;
     const m = midB.length;
     const table = new Uint32Array((n + 1) * (m + 1));
+    const at = (i: number, j: number): number => table[i * (m + 1) + j] ?? 0;
     for (let i = n - 1; i >= 0; i--)
       for (let j = m - 1; j >= 0; j--)
         table[i * (m + 1) + j] =
-          midA[i] === midB[j]
-            ? (table[(i + 1) * (m + 1) + j + 1] as number) + 1
-            : Math.max(
-                table[(i + 1) * (m + 1) + j] as number,
-                table[i * (m + 1) + j + 1] as number,
-              );
+          midA[i] === midB[j] ? at(i + 1, j + 1) + 1 : Math.max(at(i + 1, j), at(i, j + 1));
     let i = 0;
     let j = 0;
     while (i < n && j < m) {
-      if (midA[i] === midB[j]) {
-        ops.push({ type: " ", line: midA[i] as string });
+      const lineA = midA[i] ?? "";
+      if (lineA === midB[j]) {
+        ops.push({ type: " ", line: lineA });
         i++;
         j++;
-      } else if ((table[(i + 1) * (m + 1) + j] as number) >= (table[i * (m + 1) + j + 1] as number))
-        ops.push({ type: "-", line: midA[i++] as string });
-      else ops.push({ type: "+", line: midB[j++] as string });
+      } else if (at(i + 1, j) >= at(i, j + 1)) {
+        ops.push({ type: "-", line: lineA });
+        i++;
+      } else ops.push({ type: "+", line: midB[j++] ?? "" });
     }
-    while (i < n) ops.push({ type: "-", line: midA[i++] as string });
-    while (j < m) ops.push({ type: "+", line: midB[j++] as string });
+    for (; i < n; i++) ops.push({ type: "-", line: midA[i] ?? "" });
+    for (; j < m; j++) ops.push({ type: "+", line: midB[j] ?? "" });
   }
   for (const line of a.slice(a.length - tail)) ops.push({ type: " ", line });
   return ops;
@@ -84,7 +82,7 @@ export function unifiedDiff(path: string, oldText: string | null, newText: strin
   while (index < ops.length) {
     while (index < ops.length && ops[index]?.type === " ") index++;
     if (index >= ops.length) break;
-    let start = Math.max(0, index - context);
+    const start = Math.max(0, index - context);
     let end = index;
     // Extend while changes are within twice the context of each other.
     for (;;) {
@@ -111,7 +109,6 @@ export function unifiedDiff(path: string, oldText: string | null, newText: strin
       ...body.map((op) => `${op.type}${op.line}`),
     );
     index = end;
-    start = end;
   }
   return `${[...header, ...hunks].join("\n")}\n`;
 }
