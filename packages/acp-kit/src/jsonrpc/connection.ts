@@ -14,8 +14,8 @@ import {
 import { ConnectionError, MessageTooLargeError } from "./errors.js";
 import { Inbox, type InboxHost } from "./inbox.js";
 import { Lifecycle, type CloseCause } from "./lifecycle.js";
-import { silentLogger, type Logger } from "./logger.js";
-import type { Stream } from "./messages.js";
+import { silentLogger, type Logger } from "../base/logger.js";
+import type { Stream } from "../base/messages.js";
 import { PendingRequest, PendingRequests, type ResultPolicy, type ResultShape } from "./pending.js";
 import { transportFor } from "../transport/message-stream-transport.js";
 import type { OversizedMessage, Transport, TransportSink } from "../transport/transport.js";

@@ -14,11 +14,12 @@ import {
   salvage,
   type RawValidator,
   type ValidationIssue,
-} from "../schema/runtime.js";
-import { ErrorCodes, RequestError, isAbortError } from "./errors.js";
+} from "../base/validation.js";
+import { ErrorCodes } from "../base/error-codes.js";
+import { RequestError, isAbortError } from "./errors.js";
 import { InboundRequest, type InboundRequestContext } from "./inbound.js";
-import type { Logger } from "./logger.js";
-import { isJsonRpcId, isPlainObject, isThenable, type JsonRpcId } from "./messages.js";
+import type { Logger } from "../base/logger.js";
+import { isJsonRpcId, isPlainObject, isThenable, type JsonRpcId } from "../base/messages.js";
 
 /** The JSON-RPC method used to cancel a request (either direction). */
 export const CANCEL_REQUEST_METHOD = "$/cancel_request";

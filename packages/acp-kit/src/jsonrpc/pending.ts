@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { runValidator, salvage, type RawValidator } from "../schema/runtime.js";
-import type { Logger } from "./logger.js";
+import { runValidator, salvage, type RawValidator } from "../base/validation.js";
+import type { Logger } from "../base/logger.js";
 import { ConnectionError, RequestError } from "./errors.js";
-import { isPlainObject, type JsonRpcId } from "./messages.js";
+import { isPlainObject, type JsonRpcId } from "../base/messages.js";
 
 /** How to check and normalise the result of one outbound request. */
 export interface ResultShape {

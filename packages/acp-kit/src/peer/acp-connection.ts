@@ -12,7 +12,7 @@ import {
   type SendRequestOptions,
 } from "../jsonrpc/connection.js";
 import type { NotificationRoute, RequestRoute, Router } from "../jsonrpc/dispatch.js";
-import type { Stream } from "../jsonrpc/messages.js";
+import type { Stream } from "../base/messages.js";
 import type { ResultShape } from "../jsonrpc/pending.js";
 import type { Transport } from "../transport/transport.js";
 import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";

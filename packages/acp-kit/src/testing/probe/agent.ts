@@ -11,7 +11,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { RequestError } from "../../jsonrpc/errors.js";
-import type { Stream } from "../../jsonrpc/messages.js";
+import type { Stream } from "../../base/messages.js";
 import { agentStdioStream } from "../../node/agent-stdio.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type { Agent } from "../../peer/agent.js";

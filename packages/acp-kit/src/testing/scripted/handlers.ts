@@ -8,7 +8,7 @@ import { AgentKit } from "../../agent/agent-kit.js";
 import { sessionNotFound } from "../../agent/session-registry.js";
 import { RequestError } from "../../jsonrpc/errors.js";
 import { envVarsOf } from "../../session/auth.js";
-import type { Logger } from "../../jsonrpc/logger.js";
+import type { Logger } from "../../base/logger.js";
 import type { RequestContext } from "../../peer/agent.js";
 import type { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type * as schema from "../../schema/types.gen.js";

@@ -4,7 +4,7 @@
  * @module
  */
 import { RequestError } from "../../jsonrpc/errors.js";
-import type { MaybePromise, Stream } from "../../jsonrpc/messages.js";
+import type { MaybePromise, Stream } from "../../base/messages.js";
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type { Agent } from "../../peer/agent.js";
