@@ -16,7 +16,7 @@ export type { Agent, RequestContext } from "./peer/agent.js";
 export type { Client } from "./peer/client.js";
 export type { AcpConnectionOptions } from "./peer/acp-connection.js";
 export { PROTOCOL_VERSION, methods } from "./peer/methods.js";
-export { VERSION } from "./version.js";
+export { VERSION } from "./base/version.js";
 
 // Agent-side helpers: sessions, prompt turns, tool calls, plans, permissions
 export * from "./agent/index.js";

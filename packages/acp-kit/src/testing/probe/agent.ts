@@ -17,7 +17,7 @@ import { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type * as schema from "../../schema/types.gen.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../base/version.js";
 import {
   DEFAULT_CLIENT_PROBE_TIMEOUTS,
   errorText,

@@ -12,7 +12,7 @@ import type { Logger } from "../../base/logger.js";
 import type { RequestContext } from "../../peer/agent.js";
 import type { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type * as schema from "../../schema/types.gen.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../base/version.js";
 import type { Scenario, ScenarioSession } from "../scenario/types.js";
 import { checkPrompt, runPromptTurn, setConfigOption } from "./prompt.js";
 import type { TurnEnvironment } from "./runner.js";

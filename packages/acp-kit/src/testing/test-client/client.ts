@@ -15,7 +15,7 @@ import type * as schema from "../../schema/types.gen.js";
 import type { SessionState } from "../../session/state.js";
 import { SessionStore } from "../../session/store.js";
 import { memoryStreamPair } from "../../transport/memory.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../base/version.js";
 import { MemoryFiles } from "./files.js";
 import { PendingTestPermissions, type TestClientPermission } from "./permissions.js";
 import { Recorder, type RequestRecord, type TestClientRecord } from "./records.js";
