@@ -35,7 +35,9 @@ export interface ConnectionOptions {
    * optional fields the schema marks as "default on error" are dropped when invalid, and
    * invalid items of lists marked "skip invalid items" are skipped, with a warning,
    * instead of rejecting the whole message. Default `true`; `false` rejects anything that
-   * does not match the schema exactly.
+   * does not match the schema exactly. The repairs are the protocol's: the
+   * `AgentSideConnection` and `ClientSideConnection` make them, a `JsonRpcConnection` built
+   * directly repairs nothing.
    */
   readonly lenient?: boolean;
   /**
