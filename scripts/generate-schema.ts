@@ -33,6 +33,11 @@ function shared(schemas: LoadedSchemas): string {
   return schemas.version === "v1" ? "./" : "../";
 }
 
+/** Where the validation runtime (src/base/validation.ts) is, seen from a version's generated files. */
+function base(schemas: LoadedSchemas): string {
+  return schemas.version === "v1" ? "../base/" : "../../base/";
+}
+
 function emitTypes(schemas: LoadedSchemas): string {
   const unstable = diffUnstable(schemas);
   const emitter = new TypeEmitter(schemas.unstable, unstable);
@@ -73,7 +78,7 @@ function emitValidators(schemas: LoadedSchemas): string {
   return [
     header(schemas),
     "/* eslint-disable */",
-    `import { escapePointer, fail, hasMinCodePoints, jsonType, repair, validatorState, type RawValidator } from "${shared(schemas)}runtime.js";`,
+    `import { escapePointer, fail, hasMinCodePoints, jsonType, repair, validatorState, type RawValidator } from "${base(schemas)}validation.js";`,
     'import type { SchemaTypes } from "./types.gen.js";',
     "",
     compiler.source(),

@@ -7,7 +7,7 @@
  * are checked by name below.
  */
 import { describe, expect, it } from "vitest";
-import { runValidator } from "../packages/acp-kit/src/schema/runtime.js";
+import { runValidator } from "../packages/acp-kit/src/base/validation.js";
 import { METHOD_SPECS } from "../packages/acp-kit/src/schema/v2/methods.gen.js";
 import { DEF_VALIDATORS } from "../packages/acp-kit/src/schema/v2/validators.gen.js";
 import { createAjvReference, loadUnstableSchemaV2 } from "./support/schema-arbitraries.js";

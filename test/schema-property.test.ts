@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { METHOD_SPECS } from "../packages/acp-kit/src/schema/methods.gen.js";
-import { runValidator } from "../packages/acp-kit/src/schema/runtime.js";
+import { runValidator } from "../packages/acp-kit/src/base/validation.js";
 import { DEF_VALIDATORS } from "../packages/acp-kit/src/schema/validators.gen.js";
 import { createAjvReference, loadUnstableSchema } from "./support/schema-arbitraries.js";
 import { describeAgreement, seedOf, show } from "./support/schema-agreement.js";

@@ -1,7 +1,7 @@
 /**
  * Compiles the JSON Schema subset used by the ACP schema into plain validator functions.
  *
- * Every generated function has the shape `(v, p) => boolean` (see src/schema/runtime.ts):
+ * Every generated function has the shape `(v, p) => boolean` (see src/base/validation.ts):
  * with `p === undefined` it is a pure yes/no check, with a JSON Pointer it also records
  * issues. Tagged unions are compiled to a `switch` on the tag instead of trying each
  * member in turn, which is what makes validation cheap enough to leave on.

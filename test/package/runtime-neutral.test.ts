@@ -53,7 +53,7 @@ describe("the CLI's libraries", () => {
 
 describe("VERSION", () => {
   it("equals the version in package.json", async () => {
-    const { VERSION } = await import("../../packages/acp-kit/src/version.js");
+    const { VERSION } = await import("../../packages/acp-kit/src/base/version.js");
     const { readFileSync } = await import("node:fs");
     const pkg = JSON.parse(
       readFileSync(new URL("../../packages/acp-kit/package.json", import.meta.url), "utf8"),

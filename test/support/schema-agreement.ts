@@ -20,7 +20,7 @@ import {
   validatorState,
   type RawValidator,
   type ValidationIssue,
-} from "../../packages/acp-kit/src/schema/runtime.js";
+} from "../../packages/acp-kit/src/base/validation.js";
 import {
   applyMutation,
   checkIssuePath,

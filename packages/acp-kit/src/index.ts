@@ -16,7 +16,7 @@ export type { Agent, RequestContext } from "./peer/agent.js";
 export type { Client } from "./peer/client.js";
 export type { AcpConnectionOptions } from "./peer/acp-connection.js";
 export { PROTOCOL_VERSION, methods } from "./peer/methods.js";
-export { VERSION } from "./version.js";
+export { VERSION } from "./base/version.js";
 
 // Agent-side helpers: sessions, prompt turns, tool calls, plans, permissions
 export * from "./agent/index.js";
@@ -44,7 +44,7 @@ export type {
   ValidationResult,
   ValidateOptions,
   RawValidator,
-} from "./schema/runtime.js";
+} from "./base/validation.js";
 
 // JSON-RPC engine and transports
 export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES } from "./transport/ndjson.js";
@@ -63,12 +63,8 @@ export type {
   OversizedMessage,
   EnvelopeInfo,
 } from "./transport/transport.js";
-export {
-  RequestError,
-  ConnectionError,
-  ErrorCodes,
-  MessageTooLargeError,
-} from "./jsonrpc/errors.js";
+export { RequestError, ConnectionError, MessageTooLargeError } from "./jsonrpc/errors.js";
+export { ErrorCodes } from "./base/error-codes.js";
 export type { ConnectionErrorCode } from "./jsonrpc/errors.js";
 export { describePeerError, errorDataText, type PeerErrorLike } from "./jsonrpc/error-text.js";
 export {
@@ -80,8 +76,8 @@ export {
 export type { Router, RequestRoute, NotificationRoute } from "./jsonrpc/dispatch.js";
 export type { ResultShape } from "./jsonrpc/pending.js";
 export type { InboundRequestContext } from "./jsonrpc/inbound.js";
-export { consoleLogger, silentLogger } from "./jsonrpc/logger.js";
-export type { Logger, LogFields, LogLevel } from "./jsonrpc/logger.js";
+export { consoleLogger, silentLogger } from "./base/logger.js";
+export type { Logger, LogFields, LogLevel } from "./base/logger.js";
 export type {
   AnyMessage,
   AnyRequest,
@@ -92,4 +88,4 @@ export type {
   MaybePromise,
   Result,
   Stream,
-} from "./jsonrpc/messages.js";
+} from "./base/messages.js";

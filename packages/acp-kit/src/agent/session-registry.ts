@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { ErrorCodes, RequestError } from "../jsonrpc/errors.js";
+import { ErrorCodes } from "../base/error-codes.js";
+import { RequestError } from "../jsonrpc/errors.js";
 import { randomHex } from "./ids.js";
 
 /**

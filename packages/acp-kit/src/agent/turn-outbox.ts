@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Logger } from "../jsonrpc/logger.js";
+import type { Logger } from "../base/logger.js";
 import type * as schema from "../schema/types.gen.js";
 
 /** What a turn needs to send updates: implemented by {@link AgentSideConnection}. */

@@ -3,7 +3,7 @@ import { rawPeer, tick } from "../../../../test/support/raw-peer.js";
 import { JsonRpcConnection } from "./connection.js";
 import type { NotificationRoute, RequestRoute, Router } from "./dispatch.js";
 import { ConnectionError, RequestError } from "./errors.js";
-import type { LogFields } from "./logger.js";
+import type { LogFields } from "../base/logger.js";
 import type { Transport, TransportSink } from "../transport/transport.js";
 
 function router(

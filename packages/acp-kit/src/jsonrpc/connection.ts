@@ -14,8 +14,9 @@ import {
 import { ConnectionError, MessageTooLargeError } from "./errors.js";
 import { Inbox, type InboxHost } from "./inbox.js";
 import { Lifecycle, type CloseCause } from "./lifecycle.js";
-import { silentLogger, type Logger } from "./logger.js";
-import type { Stream } from "./messages.js";
+import { silentLogger, type Logger } from "../base/logger.js";
+import type { Stream } from "../base/messages.js";
+import { STRICT_CHECK, type ValueCheck } from "../base/validation.js";
 import { PendingRequest, PendingRequests, type ResultPolicy, type ResultShape } from "./pending.js";
 import { transportFor } from "../transport/message-stream-transport.js";
 import type { OversizedMessage, Transport, TransportSink } from "../transport/transport.js";
@@ -34,7 +35,9 @@ export interface ConnectionOptions {
    * optional fields the schema marks as "default on error" are dropped when invalid, and
    * invalid items of lists marked "skip invalid items" are skipped, with a warning,
    * instead of rejecting the whole message. Default `true`; `false` rejects anything that
-   * does not match the schema exactly.
+   * does not match the schema exactly. The repairs are the protocol's: the
+   * `AgentSideConnection` and `ClientSideConnection` make them, a `JsonRpcConnection` built
+   * directly repairs nothing.
    */
   readonly lenient?: boolean;
   /**
@@ -45,6 +48,16 @@ export interface ConnectionOptions {
    * A thrown `RequestError` is always sent as it is.
    */
   readonly exposeErrors?: boolean;
+}
+
+/**
+ * {@link ConnectionOptions} as the protocol layer passes them: with what `lenient` means.
+ * Not public: on a connection built without it, nothing is repaired.
+ * @internal
+ */
+export interface EngineOptions extends ConnectionOptions {
+  /** Says why params or a result failed their validator, or repairs them; used when `lenient`. */
+  readonly lenientCheck?: ValueCheck;
 }
 
 /**
@@ -122,7 +135,11 @@ export class JsonRpcConnection {
   constructor(stream: Stream | Transport, router: Router, options: ConnectionOptions = {}) {
     this.logger = options.logger ?? silentLogger;
     this.defaultTimeoutMs = options.requestTimeoutMs;
-    this.policy = { lenient: options.lenient ?? true, logger: this.logger };
+    const check =
+      (options.lenient ?? true)
+        ? ((options as EngineOptions).lenientCheck ?? STRICT_CHECK)
+        : STRICT_CHECK;
+    this.policy = { check, logger: this.logger };
     const ports = new JsonRpcConnection.Ports(this, options.exposeErrors ?? true);
     this.dispatcher = new Dispatcher(ports, router);
     this.inbox = new Inbox(ports);
@@ -141,14 +158,14 @@ export class JsonRpcConnection {
    */
   private static readonly Ports = class implements DispatchHost, InboxHost, TransportSink {
     readonly logger: Logger;
-    readonly lenient: boolean;
+    readonly check: ValueCheck;
 
     constructor(
       private readonly connection: JsonRpcConnection,
       readonly exposeErrors: boolean,
     ) {
       this.logger = connection.logger;
-      this.lenient = connection.policy.lenient;
+      this.check = connection.policy.check;
     }
 
     // DispatchHost and InboxHost

@@ -9,16 +9,12 @@
  *
  * @module
  */
-import {
-  runValidator,
-  salvage,
-  type RawValidator,
-  type ValidationIssue,
-} from "../schema/runtime.js";
-import { ErrorCodes, RequestError, isAbortError } from "./errors.js";
+import type { RawValidator, ValidationIssue, ValueCheck } from "../base/validation.js";
+import { ErrorCodes } from "../base/error-codes.js";
+import { RequestError, isAbortError } from "./errors.js";
 import { InboundRequest, type InboundRequestContext } from "./inbound.js";
-import type { Logger } from "./logger.js";
-import { isJsonRpcId, isPlainObject, isThenable, type JsonRpcId } from "./messages.js";
+import type { Logger } from "../base/logger.js";
+import { isJsonRpcId, isPlainObject, isThenable, type JsonRpcId } from "../base/messages.js";
 
 /** The JSON-RPC method used to cancel a request (either direction). */
 export const CANCEL_REQUEST_METHOD = "$/cancel_request";
@@ -74,8 +70,8 @@ export interface Router {
 /** What the dispatcher needs from its connection. */
 export interface DispatchHost {
   readonly logger: Logger;
-  /** Repair what the schema allows to repair instead of rejecting (see `salvage`). */
-  readonly lenient: boolean;
+  /** Says why params failed their validator's fast pass, or repairs them (when lenient). */
+  readonly check: ValueCheck;
   /** Sends a message; returns false when it could not be serialised. */
   send(message: object): boolean;
   /** Whether a handler's thrown `Error` message goes to the peer (`data.details`). */
@@ -305,11 +301,7 @@ export class Dispatcher {
     params: unknown,
     method: string,
   ): { ok: true; value: unknown } | { ok: false; issues: readonly ValidationIssue[] } {
-    if (!this.host.lenient) {
-      const outcome = runValidator(validate, params);
-      return outcome.ok ? { ok: true, value: outcome.value } : outcome;
-    }
-    const outcome = salvage(validate, params);
+    const outcome = this.host.check.recheck(validate, params);
     if (!outcome.ok) return outcome;
     if (outcome.repaired.length > 0) {
       this.host.logger.warn?.("Repaired invalid optional parts of inbound params", {

@@ -8,7 +8,7 @@
  * @module
  */
 import { jsonText } from "./json-text.js";
-import { isPlainObject } from "./messages.js";
+import { isPlainObject } from "../base/messages.js";
 
 /** A JSON-RPC error as it travels: a code, a message, maybe data. */
 export interface PeerErrorLike {

@@ -4,32 +4,13 @@
  *
  * @module
  */
-import type { ErrorResponse, Result } from "./messages.js";
-import type { ValidationIssue } from "../schema/runtime.js";
+import type { ErrorResponse, Result } from "../base/messages.js";
+import { ErrorCodes } from "../base/error-codes.js";
+import type { ValidationIssue } from "../base/validation.js";
 import { isBranded, setBrand } from "./brand.js";
 
 const REQUEST_ERROR = Symbol.for("acp-kit.RequestError");
 const CONNECTION_ERROR = Symbol.for("acp-kit.ConnectionError");
-
-/** The error codes the protocol uses, by name. */
-export const ErrorCodes = {
-  /** The message was not valid JSON. */
-  PARSE_ERROR: -32700,
-  /** The message was JSON but not a valid JSON-RPC request. */
-  INVALID_REQUEST: -32600,
-  /** The method does not exist or is not implemented. */
-  METHOD_NOT_FOUND: -32601,
-  /** The params did not match the method's schema. */
-  INVALID_PARAMS: -32602,
-  /** The handler failed unexpectedly. */
-  INTERNAL_ERROR: -32603,
-  /** The request was cancelled (`$/cancel_request` or internal cancellation). */
-  REQUEST_CANCELLED: -32800,
-  /** The operation needs authentication first. */
-  AUTH_REQUIRED: -32000,
-  /** A referenced resource (such as a file) does not exist. */
-  RESOURCE_NOT_FOUND: -32002,
-} as const;
 
 function withDetail(base: string, detail: string | undefined): string {
   return detail !== undefined && detail !== "" ? `${base}: ${detail}` : base;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { JsonRpcId } from "./messages.js";
+import type { JsonRpcId } from "../base/messages.js";
 
 /** What a request handler knows about the request it is answering. */
 export interface InboundRequestContext {

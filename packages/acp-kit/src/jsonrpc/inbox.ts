@@ -27,8 +27,8 @@
  * @module
  */
 import { CANCEL_REQUEST_METHOD, RESPONSE_DELIVERED, type DispatchOutcome } from "./dispatch.js";
-import type { Logger } from "./logger.js";
-import { isPlainObject } from "./messages.js";
+import type { Logger } from "../base/logger.js";
+import { isPlainObject } from "../base/messages.js";
 
 /** Messages waiting beyond which the transport is asked to stop reading for a while. */
 const MAX_BACKLOG = 10_000;

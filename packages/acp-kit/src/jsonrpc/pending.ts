@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { runValidator, salvage, type RawValidator } from "../schema/runtime.js";
-import type { Logger } from "./logger.js";
+import type { RawValidator, ValueCheck } from "../base/validation.js";
+import type { Logger } from "../base/logger.js";
 import { ConnectionError, RequestError } from "./errors.js";
-import { isPlainObject, type JsonRpcId } from "./messages.js";
+import { isPlainObject, type JsonRpcId } from "../base/messages.js";
 
 /** How to check and normalise the result of one outbound request. */
 export interface ResultShape {
@@ -19,8 +19,8 @@ export interface ResultShape {
 
 /** How results are checked, connection-wide. */
 export interface ResultPolicy {
-  /** Repair what the schema allows to repair instead of rejecting (see `salvage`). */
-  readonly lenient: boolean;
+  /** Says why a result failed its validator's fast pass, or repairs it (when lenient). */
+  readonly check: ValueCheck;
   /** Where repairs are reported. */
   readonly logger: Logger;
 }
@@ -65,9 +65,7 @@ export class PendingRequest {
     if (result === null && this.shape?.emptyResult === true) result = {};
     const validate = this.shape?.validate;
     if (validate !== undefined && !validate(result, undefined)) {
-      const outcome = this.policy.lenient
-        ? salvage(validate, result)
-        : runValidator(validate, result);
+      const outcome = this.policy.check.recheck(validate, result);
       if (!outcome.ok) {
         this.reject(
           new ConnectionError(
@@ -80,7 +78,7 @@ export class PendingRequest {
         );
         return;
       }
-      if ("repaired" in outcome && outcome.repaired.length > 0) {
+      if (outcome.repaired.length > 0) {
         this.policy.logger.warn?.("Repaired invalid optional parts of a result", {
           method: this.method,
           repaired: outcome.repaired,

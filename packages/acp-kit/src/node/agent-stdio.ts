@@ -5,7 +5,7 @@
  * @module
  */
 import { Readable } from "node:stream";
-import type { Stream } from "../jsonrpc/messages.js";
+import type { Stream } from "../base/messages.js";
 import { ndJsonStream, type NdJsonStreamOptions } from "../transport/ndjson.js";
 
 /** Options of {@link agentStdioStream}. */

@@ -12,7 +12,7 @@ import {
   type PromptInput as SessionPromptInput,
   type SessionClient,
 } from "../session/session-client.js";
-import { VERSION } from "../version.js";
+import { VERSION } from "../base/version.js";
 import { ClientToolkit, type ClientToolkitOptions } from "./client-toolkit.js";
 import { spawnAgent, type SpawnedAgent } from "./spawn/agent.js";
 import type { AgentExit } from "./spawn/errors.js";

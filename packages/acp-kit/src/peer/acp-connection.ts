@@ -8,14 +8,16 @@
 import {
   JsonRpcConnection,
   type ConnectionOptions,
+  type EngineOptions,
   type MessageObserver,
   type SendRequestOptions,
 } from "../jsonrpc/connection.js";
 import type { NotificationRoute, RequestRoute, Router } from "../jsonrpc/dispatch.js";
-import type { Stream } from "../jsonrpc/messages.js";
+import type { Stream } from "../base/messages.js";
 import type { ResultShape } from "../jsonrpc/pending.js";
 import type { Transport } from "../transport/transport.js";
 import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
+import { SALVAGE_CHECK } from "../schema/salvage.js";
 import { V1_SPECS, outboundSpecs } from "./router.js";
 
 /** Options of an {@link AgentSideConnection} or {@link ClientSideConnection}. */
@@ -86,7 +88,13 @@ export class AcpConnectionCore {
   ) {
     this.resultShapes = resultShapesOf(peerSide, specs);
     const lazy = new LazyRouter(router);
-    this.rpc = new JsonRpcConnection(stream, guard === undefined ? lazy : guard(lazy), options);
+    // `lenient` repairs as the protocol's reference decoder does (see schema/salvage.ts).
+    const engineOptions: EngineOptions = { ...options, lenientCheck: SALVAGE_CHECK };
+    this.rpc = new JsonRpcConnection(
+      stream,
+      guard === undefined ? lazy : guard(lazy),
+      engineOptions,
+    );
   }
 
   /** Sends a request; protocol methods get their result validated. */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { InboundRequestContext } from "../jsonrpc/inbound.js";
-import type { MaybePromise } from "../jsonrpc/messages.js";
+import type { MaybePromise } from "../base/messages.js";
 import type * as schema from "../schema/types.gen.js";
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import type { MessageObserver } from "../jsonrpc/connection.js";
-import type { Stream } from "../jsonrpc/messages.js";
+import type { Stream } from "../base/messages.js";
 import type { Transport } from "../transport/transport.js";
 import type { AgentNotificationTypes, AgentRequestTypes } from "../schema/methods.gen.js";
 import type * as schema from "../schema/types.gen.js";

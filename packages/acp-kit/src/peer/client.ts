@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { MaybePromise } from "../jsonrpc/messages.js";
+import type { MaybePromise } from "../base/messages.js";
 import type * as schema from "../schema/types.gen.js";
 import type { RequestContext } from "./agent.js";
 

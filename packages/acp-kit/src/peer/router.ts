@@ -7,9 +7,9 @@
 import type { NotificationRoute, RequestRoute, Router } from "../jsonrpc/dispatch.js";
 import { RequestError } from "../jsonrpc/errors.js";
 import type { InboundRequestContext } from "../jsonrpc/inbound.js";
-import { isThenable } from "../jsonrpc/messages.js";
+import { isThenable } from "../base/messages.js";
 import type { MethodHandler, MethodSpec } from "../schema/method-spec.js";
-import type { RawValidator } from "../schema/runtime.js";
+import type { RawValidator } from "../base/validation.js";
 import { LEGACY_METHOD_SPECS, METHOD_SPECS } from "../schema/methods.gen.js";
 
 type Implementation = Record<string, unknown>;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { RawValidator } from "./runtime.js";
+import type { RawValidator } from "../base/validation.js";
 
 /** Which side of a connection answers a method. */
 export type MethodHandler = "agent" | "client" | "both";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { rawPeer, tick } from "../../../../test/support/raw-peer.js";
 import { ClientSideConnection, type SessionNotification } from "../index.js";
-import { salvage } from "./runtime.js";
+import { salvage } from "./salvage.js";
 import { validate } from "./validate.js";
 import { DEF_VALIDATORS } from "./validators.gen.js";
 

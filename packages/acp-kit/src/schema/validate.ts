@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { runValidator, type ValidateOptions, type ValidationResult } from "./runtime.js";
+import { runValidator, type ValidateOptions, type ValidationResult } from "../base/validation.js";
 import type { SchemaTypes } from "./types.gen.js";
 import { DEF_VALIDATORS, type ValidatedType } from "./validators.gen.js";
 

@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { ErrorCodes, RequestError } from "../jsonrpc/errors.js";
-import { isPlainObject } from "../jsonrpc/messages.js";
+import { ErrorCodes } from "../base/error-codes.js";
+import { RequestError } from "../jsonrpc/errors.js";
+import { isPlainObject } from "../base/messages.js";
 import type { AuthMethod, AuthMethodTerminal } from "../schema/types.gen.js";
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { SessionNotification } from "../schema/types.gen.js";
 import type { Client } from "../peer/client.js";
-import { isThenable } from "../jsonrpc/messages.js";
+import { isThenable } from "../base/messages.js";
 
 /**
  * A view of `client` whose `sessionUpdate` first calls `observe(params)`, then the

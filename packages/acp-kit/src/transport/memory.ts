@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Stream } from "../jsonrpc/messages.js";
+import type { Stream } from "../base/messages.js";
 import { ndJsonStream, type NdJsonStreamOptions } from "./ndjson.js";
 import type { Transport, TransportSink } from "./transport.js";
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
+import type { AnyMessage, Stream } from "../base/messages.js";
 import {
   isTransport,
   type Transport,

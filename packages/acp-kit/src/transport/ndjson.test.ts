@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { rawPeer, tick } from "../../../../test/support/raw-peer.js";
 import { JsonRpcConnection } from "../jsonrpc/connection.js";
 import type { Router } from "../jsonrpc/dispatch.js";
-import type { LogFields, Logger } from "../jsonrpc/logger.js";
+import type { LogFields, Logger } from "../base/logger.js";
 import { ndJsonStream } from "./ndjson.js";
 
 const echoRouter: Router = {

@@ -23,11 +23,11 @@
  * @module
  */
 import type { EnvelopeInfo } from "./envelope-scanner.js";
-import { ErrorCodes } from "../jsonrpc/errors.js";
+import { ErrorCodes } from "../base/error-codes.js";
 import { LentWriter } from "./lent-writer.js";
 import { LineSplitter, type OversizedLine } from "./line-splitter.js";
-import { silentLogger, type Logger } from "../jsonrpc/logger.js";
-import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
+import { silentLogger, type Logger } from "../base/logger.js";
+import type { AnyMessage, Stream } from "../base/messages.js";
 import type { Transport, TransportContext, TransportSink } from "./transport.js";
 
 /**

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Logger } from "../jsonrpc/logger.js";
+import type { Logger } from "../base/logger.js";
 import type { EnvelopeInfo } from "./envelope-scanner.js";
 
 export type { EnvelopeInfo } from "./envelope-scanner.js";

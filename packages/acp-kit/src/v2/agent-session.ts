@@ -6,7 +6,7 @@
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
-import type { MaybePromise } from "../jsonrpc/messages.js";
+import type { MaybePromise } from "../base/messages.js";
 import type * as schema from "../schema/v2/types.gen.js";
 
 /** What an {@link AgentSession} sends through: a v2 `AgentSideConnection` does. */

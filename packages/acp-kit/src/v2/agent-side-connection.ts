@@ -4,7 +4,7 @@
  * @module
  */
 import type { MessageObserver, SendRequestOptions } from "../jsonrpc/connection.js";
-import type { Stream } from "../jsonrpc/messages.js";
+import type { Stream } from "../base/messages.js";
 import { AcpConnectionCore, type AcpConnectionOptions } from "../peer/acp-connection.js";
 import { buildRouter } from "../peer/router.js";
 import {

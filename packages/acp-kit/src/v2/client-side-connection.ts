@@ -5,7 +5,7 @@
  */
 import type { MessageObserver, SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
-import type { Stream } from "../jsonrpc/messages.js";
+import type { Stream } from "../base/messages.js";
 import { AcpConnectionCore, type AcpConnectionOptions } from "../peer/acp-connection.js";
 import { buildRouter } from "../peer/router.js";
 import {

@@ -28,7 +28,7 @@ export {
 export type { MethodSpec, MethodHandler } from "../schema/method-spec.js";
 export { validateV2, isValidV2 } from "../schema/v2/validate.js";
 export type { ValidatedType } from "../schema/v2/validators.gen.js";
-export type { ValidationIssue, ValidationResult, ValidateOptions } from "../schema/runtime.js";
+export type { ValidationIssue, ValidationResult, ValidateOptions } from "../base/validation.js";
 
 export { reduceSessionV2, terminalOutputText } from "../session/reduce-v2.js";
 

@@ -9,8 +9,8 @@
 import type { NotificationRoute, RequestRoute, Router } from "../jsonrpc/dispatch.js";
 import { RequestError } from "../jsonrpc/errors.js";
 import type { InboundRequestContext } from "../jsonrpc/inbound.js";
-import { isPlainObject, isThenable } from "../jsonrpc/messages.js";
-import { runValidator } from "../schema/runtime.js";
+import { isPlainObject, isThenable } from "../base/messages.js";
+import { runValidator } from "../base/validation.js";
 import type * as schema from "../schema/v2/types.gen.js";
 import { DEF_VALIDATORS } from "../schema/v2/validators.gen.js";
 

@@ -6,7 +6,7 @@
  */
 import type { MessageObserver } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
-import { isPlainObject, type AnyMessage, type Stream } from "../jsonrpc/messages.js";
+import { isPlainObject, type AnyMessage, type Stream } from "../base/messages.js";
 import type { AcpConnectionOptions } from "../peer/acp-connection.js";
 import type { Agent as V1Agent } from "../peer/agent.js";
 import type { Client as V1Client } from "../peer/client.js";

@@ -4,15 +4,15 @@
  *
  * @module
  */
-import type { AnyMessage, Stream } from "../jsonrpc/messages.js";
-import { isPlainObject } from "../jsonrpc/messages.js";
+import type { AnyMessage, Stream } from "../base/messages.js";
+import { isPlainObject } from "../base/messages.js";
 import { RequestError } from "../jsonrpc/errors.js";
 import type { AcpConnectionOptions } from "../peer/acp-connection.js";
 import type { Agent as V1Agent } from "../peer/agent.js";
 import { AgentSideConnection as V1AgentSideConnection } from "../peer/agent-side-connection.js";
 import { DEF_VALIDATORS as V1_VALIDATORS } from "../schema/validators.gen.js";
 import { DEF_VALIDATORS as V2_VALIDATORS } from "../schema/v2/validators.gen.js";
-import { runValidator } from "../schema/runtime.js";
+import { runValidator } from "../base/validation.js";
 import type { Agent } from "./agent.js";
 import { AgentSideConnection } from "./agent-side-connection.js";
 

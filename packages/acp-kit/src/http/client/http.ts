@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { AnyMessage, JsonRpcId } from "../../jsonrpc/messages.js";
+import type { AnyMessage, JsonRpcId } from "../../base/messages.js";
 import { MemoryCookieStore, type CookieStore } from "./cookies.js";
 import {
   backoffDelay,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AnyMessage, Stream } from "../../jsonrpc/messages.js";
+import type { AnyMessage, Stream } from "../../base/messages.js";
 import type { CookieStore } from "./cookies.js";
 
 /** How a remote client retries after its connection to the server drops. */

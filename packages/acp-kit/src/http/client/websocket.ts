@@ -6,7 +6,7 @@
  * @module
  */
 import type WebSocketType from "ws";
-import type { AnyMessage } from "../../jsonrpc/messages.js";
+import type { AnyMessage } from "../../base/messages.js";
 import { MemoryCookieStore, type CookieStore } from "./cookies.js";
 import { HttpStatusError } from "./http.js";
 import {

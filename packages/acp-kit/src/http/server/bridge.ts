@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Stream } from "../../jsonrpc/messages.js";
+import type { Stream } from "../../base/messages.js";
 
 /**
  * Pipes `served` (what {@link AcpAgentFactory} receives) to `agent` in both directions.

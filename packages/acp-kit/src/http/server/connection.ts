@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { AnyMessage, Stream } from "../../jsonrpc/messages.js";
+import type { AnyMessage, Stream } from "../../base/messages.js";
 import { CLOSE_WITH_CONNECTION } from "../../transport/message-stream-transport.js";
 import { OutboundStream, type RetentionLimits } from "./outbound-stream.js";
 import type { AcpPrincipal, ConnectionCloseReason } from "./options.js";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AnyMessage } from "../../jsonrpc/messages.js";
+import type { AnyMessage } from "../../base/messages.js";
 import {
   DEFAULT_KEEP_ALIVE_MS,
   EVENT_STREAM_MIME_TYPE,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Stream } from "../../jsonrpc/messages.js";
+import type { Stream } from "../../base/messages.js";
 
 /** Who a request comes from, as established by {@link AcpHttpHandlerOptions.authenticate}. */
 export interface AcpPrincipal {

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { AnyMessage } from "../../jsonrpc/messages.js";
+import type { AnyMessage } from "../../base/messages.js";
 import {
   RESUME_FAILED_METHOD,
   RESUME_METHOD,

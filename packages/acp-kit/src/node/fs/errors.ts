@@ -16,7 +16,8 @@
  *
  * @module
  */
-import { ErrorCodes, RequestError } from "../../jsonrpc/errors.js";
+import { ErrorCodes } from "../../base/error-codes.js";
+import { RequestError } from "../../jsonrpc/errors.js";
 
 /** The values of `error.data.reason` in errors answered by a {@link FileSystemHandler}. */
 export const FileSystemErrorReasons = {

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Logger } from "../../jsonrpc/logger.js";
-import type { MaybePromise } from "../../jsonrpc/messages.js";
+import type { Logger } from "../../base/logger.js";
+import type { MaybePromise } from "../../base/messages.js";
 import type { RequestContext } from "../../peer/agent.js";
 import type {
   ReadTextFileRequest,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { MaybePromise } from "../../jsonrpc/messages.js";
+import type { MaybePromise } from "../../base/messages.js";
 import type { RequestContext } from "../../peer/agent.js";
 import type {
   RequestPermissionOutcome,

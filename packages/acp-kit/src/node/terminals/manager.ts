@@ -5,8 +5,9 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import { ErrorCodes, RequestError } from "../../jsonrpc/errors.js";
-import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
+import { ErrorCodes } from "../../base/error-codes.js";
+import { RequestError } from "../../jsonrpc/errors.js";
+import { silentLogger, type Logger } from "../../base/logger.js";
 import type { Client } from "../../peer/client.js";
 import type { RequestContext } from "../../peer/agent.js";
 import type * as schema from "../../schema/types.gen.js";

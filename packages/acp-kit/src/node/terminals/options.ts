@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Logger } from "../../jsonrpc/logger.js";
+import type { Logger } from "../../base/logger.js";
 import type { TerminalExitStatus } from "../../schema/types.gen.js";
 import type { TerminalStream } from "./output.js";
 

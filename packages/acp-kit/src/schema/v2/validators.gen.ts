@@ -9,7 +9,7 @@ import {
   repair,
   validatorState,
   type RawValidator,
-} from "../runtime.js";
+} from "../../base/validation.js";
 import type { SchemaTypes } from "./types.gen.js";
 
 function f0(v: any, p: string | undefined): boolean {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type { AgentCapabilities, Implementation } from "../../schema/types.gen.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../base/version.js";
 import { checkClientCapabilities, checkClientRequests } from "./checks/capabilities.js";
 import {
   FUTURE_PROTOCOL_VERSION,

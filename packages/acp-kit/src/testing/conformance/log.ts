@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isPlainObject, type JsonRpcId } from "../../jsonrpc/messages.js";
+import { isPlainObject, type JsonRpcId } from "../../base/messages.js";
 import type { ExchangeEntry } from "./report.js";
 
 /** The error member of a JSON-RPC error response, as received (not validated further). */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { JsonRpcId } from "../../jsonrpc/messages.js";
+import type { JsonRpcId } from "../../base/messages.js";
 import { classifyMessage, type WireError, type WireLog, type WireRecord } from "./log.js";
 
 /** How a request the checker sent ended. Never an exception: checks decide what it means. */

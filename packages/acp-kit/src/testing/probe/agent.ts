@@ -11,13 +11,13 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { RequestError } from "../../jsonrpc/errors.js";
-import type { Stream } from "../../jsonrpc/messages.js";
+import type { Stream } from "../../base/messages.js";
 import { agentStdioStream } from "../../node/agent-stdio.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type * as schema from "../../schema/types.gen.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../base/version.js";
 import {
   DEFAULT_CLIENT_PROBE_TIMEOUTS,
   errorText,

@@ -5,7 +5,7 @@
  */
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type { InitializeRequest } from "../../schema/types.gen.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../base/version.js";
 import {
   CLIENT_CHECKS,
   checkResult,

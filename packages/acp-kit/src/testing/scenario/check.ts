@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isPlainObject } from "../../jsonrpc/messages.js";
+import { isPlainObject } from "../../base/messages.js";
 import { validate } from "../../schema/validate.js";
 import type * as schema from "../../schema/types.gen.js";
 import type { ValidatedType } from "../../schema/validators.gen.js";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isPlainObject } from "../../jsonrpc/messages.js";
+import { isPlainObject } from "../../base/messages.js";
 import { isAbsolutePath } from "../../agent/ids.js";
 import type * as schema from "../../schema/types.gen.js";
 import { join, type Checker } from "./check.js";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { isPlainObject } from "../../jsonrpc/messages.js";
+import { isPlainObject } from "../../base/messages.js";
 import { closest, join, type Checker, type StepContext } from "./check.js";
 import { placeholderNames } from "./placeholders.js";
 import { checkStepValue } from "./validate-values.js";

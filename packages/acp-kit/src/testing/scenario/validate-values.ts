@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { isPlainObject } from "../../jsonrpc/messages.js";
+import { isPlainObject } from "../../base/messages.js";
 import { join, type Checker, type StepContext } from "./check.js";
 import { BUILTIN_PLACEHOLDERS } from "./placeholders.js";
 import {

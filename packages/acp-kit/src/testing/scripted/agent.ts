@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Logger } from "../../jsonrpc/logger.js";
-import type { Stream } from "../../jsonrpc/messages.js";
+import type { Logger } from "../../base/logger.js";
+import type { Stream } from "../../base/messages.js";
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";

@@ -5,7 +5,8 @@
  */
 import type { TurnResult } from "../../agent/agent-kit.js";
 import type { PromptTurn } from "../../agent/prompt-turn.js";
-import { ErrorCodes, RequestError } from "../../jsonrpc/errors.js";
+import { ErrorCodes } from "../../base/error-codes.js";
+import { RequestError } from "../../jsonrpc/errors.js";
 import type * as schema from "../../schema/types.gen.js";
 import { chooseTurn, promptText } from "../scenario/match.js";
 import type { Scenario } from "../scenario/types.js";

@@ -4,7 +4,8 @@
  * @module
  */
 import type { PromptTurn } from "../../agent/prompt-turn.js";
-import { ErrorCodes, RequestError } from "../../jsonrpc/errors.js";
+import { ErrorCodes } from "../../base/error-codes.js";
+import { RequestError } from "../../jsonrpc/errors.js";
 import type * as schema from "../../schema/types.gen.js";
 import {
   renderDeep,

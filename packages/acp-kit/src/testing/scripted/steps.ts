@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { ErrorCodes, RequestError } from "../../jsonrpc/errors.js";
+import { ErrorCodes } from "../../base/error-codes.js";
+import { RequestError } from "../../jsonrpc/errors.js";
 import type * as schema from "../../schema/types.gen.js";
 import type { ScenarioPlanEntry } from "../scenario/step-types.js";
 import type { StepKind, StepOf } from "../scenario/vocabulary.js";

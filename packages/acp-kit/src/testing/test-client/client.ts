@@ -4,7 +4,7 @@
  * @module
  */
 import { RequestError } from "../../jsonrpc/errors.js";
-import type { MaybePromise, Stream } from "../../jsonrpc/messages.js";
+import type { MaybePromise, Stream } from "../../base/messages.js";
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type { Agent } from "../../peer/agent.js";
@@ -15,7 +15,7 @@ import type * as schema from "../../schema/types.gen.js";
 import type { SessionState } from "../../session/state.js";
 import { SessionStore } from "../../session/store.js";
 import { memoryStreamPair } from "../../transport/memory.js";
-import { VERSION } from "../../version.js";
+import { VERSION } from "../../base/version.js";
 import { MemoryFiles } from "./files.js";
 import { PendingTestPermissions, type TestClientPermission } from "./permissions.js";
 import { Recorder, type RequestRecord, type TestClientRecord } from "./records.js";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { MaybePromise } from "../../jsonrpc/messages.js";
+import type { MaybePromise } from "../../base/messages.js";
 import type {
   PermissionOption,
   PermissionOptionKind,

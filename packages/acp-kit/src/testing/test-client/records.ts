@@ -5,7 +5,7 @@
  * @module
  */
 import { RequestError } from "../../jsonrpc/errors.js";
-import type { MaybePromise } from "../../jsonrpc/messages.js";
+import type { MaybePromise } from "../../base/messages.js";
 import type { SessionUpdate } from "../../schema/types.gen.js";
 
 /** A `session/update` the agent sent. */
