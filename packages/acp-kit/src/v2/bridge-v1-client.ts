@@ -6,7 +6,7 @@
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
-import { isPlainObject, type JsonRpcId } from "../jsonrpc/messages.js";
+import { isPlainObject, type JsonRpcId } from "../base/messages.js";
 import type { Agent as V1Agent, RequestContext } from "../peer/agent.js";
 import type { AgentSideConnection as V1AgentSideConnection } from "../peer/agent-side-connection.js";
 import type * as v1 from "../schema/types.gen.js";

@@ -6,7 +6,7 @@
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
-import { isPlainObject } from "../jsonrpc/messages.js";
+import { isPlainObject } from "../base/messages.js";
 import type { Client as V1Client } from "../peer/client.js";
 import type { ClientSideConnection as V1ClientSideConnection } from "../peer/client-side-connection.js";
 import type * as v1 from "../schema/types.gen.js";

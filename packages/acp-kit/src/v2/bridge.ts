@@ -5,8 +5,8 @@
  * @module
  */
 import { RequestError } from "../jsonrpc/errors.js";
-import type { Logger } from "../jsonrpc/logger.js";
-import { isPlainObject, type AnyMessage, type Stream } from "../jsonrpc/messages.js";
+import type { Logger } from "../base/logger.js";
+import { isPlainObject, type AnyMessage, type Stream } from "../base/messages.js";
 import type { AcpConnectionOptions } from "../peer/acp-connection.js";
 import { AgentSideConnection as V1AgentSideConnection } from "../peer/agent-side-connection.js";
 import { ClientSideConnection as V1ClientSideConnection } from "../peer/client-side-connection.js";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Logger } from "../jsonrpc/logger.js";
+import type { Logger } from "../base/logger.js";
 
 /** One step a bridge could not represent exactly in the other version. */
 export interface LossyEvent {
