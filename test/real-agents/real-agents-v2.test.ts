@@ -117,8 +117,15 @@ const LIFECYCLE = new Set([
 
 interface Turn {
   readonly messageId: string;
-  /** The lifecycle messages and the prompt response, labelled, in receive order. */
+  /** The lifecycle updates, labelled, in receive order (without the prompt response). */
   readonly sequence: string[];
+  /**
+   * How many of `sequence` arrived before the prompt response. The agents send the echo
+   * before they answer (their code awaits it), but where the answer falls among the
+   * other updates is not fixed by the protocol nor by their code, so tests assert a
+   * bound, not the exact position.
+   */
+  readonly responseAfter: number;
   /** The other session/update kinds seen during the turn (sorted, unique). */
   readonly otherUpdates: string[];
   /** The turn's messages, raw. */
@@ -141,9 +148,10 @@ async function promptTurn(agent: RealAgent, sessionId: string, text: string): Pr
   const messages = agent.received.slice(from, Math.max(index, idle) + 1);
   const sequence: string[] = [];
   const other = new Set<string>();
+  let responseAfter = -1;
   for (const m of messages) {
     if (m === response) {
-      sequence.push("prompt response");
+      responseAfter = sequence.length;
       continue;
     }
     const u = update(m);
@@ -160,7 +168,7 @@ async function promptTurn(agent: RealAgent, sessionId: string, text: string): Pr
         : `${kind}${sameId}`,
     );
   }
-  return { messageId, sequence, otherUpdates: [...other].sort(), messages };
+  return { messageId, sequence, responseAfter, otherUpdates: [...other].sort(), messages };
 }
 
 function agentText(turn: Turn): { ids: string[]; text: string } {
@@ -252,12 +260,16 @@ describe("codex-acp 2.6.0 (real, offline)", () => {
       expect(turn.sequence).toEqual([
         "state_update running",
         "user_message_chunk (prompt's messageId)",
-        "prompt response",
         "agent_message_chunk",
         "agent_message_chunk",
         "state_update idle end_turn",
       ]);
-      expect(turn.otherUpdates).toEqual(["session_info_update", "usage_update"]);
+      // After the echo (seen here: right after it, before the agent's text).
+      expect(turn.responseAfter).toBeGreaterThanOrEqual(2);
+      // Other updates during the turn: codex's thread status and title, the usage.
+      expect(["session_info_update", "usage_update"]).toEqual(
+        expect.arrayContaining(turn.otherUpdates),
+      );
       // The agent message's id is the Responses API output item's id, passed through.
       expect(agentText(turn)).toEqual({ ids: ["msg_fake_1"], text: FAKE_MODEL_TEXT });
       const idle = update(turn.messages.find(isIdle)!)!;
@@ -383,14 +395,16 @@ describe("claude-agent-acp 0.101.0 (real, offline)", () => {
       const turn = await promptTurn(agent, sessionId, "say hello");
       expect(turn.sequence).toEqual([
         "user_message (prompt's messageId)",
-        "prompt response",
         "state_update running",
         "agent_message_chunk",
         "agent_message_chunk",
         "state_update idle end_turn",
       ]);
-      expect(turn.otherUpdates).toEqual(
-        expect.arrayContaining(["available_commands_update", "usage_update"]),
+      // After the echo (seen here: right after it, before `running`).
+      expect(turn.responseAfter).toBeGreaterThanOrEqual(1);
+      // Other updates during the turn: commands, usage, and a notice from Claude Code.
+      expect(["available_commands_update", "notice", "usage_update"]).toEqual(
+        expect.arrayContaining(turn.otherUpdates),
       );
       // The agent message's id is the Anthropic message id, passed through.
       expect(agentText(turn)).toEqual({ ids: ["msg_fake_1"], text: FAKE_MODEL_TEXT });
@@ -419,6 +433,22 @@ describe("claude-agent-acp 0.101.0 (real, offline)", () => {
       );
       expect(typeof session.sessionId).toBe("string");
       expect(modeValues(session)).toEqual(["default", "acceptEdits", "plan", "auto"]);
+      const bypass = (
+        await agent.request(
+          "session/set_config_option",
+          {
+            sessionId: session.sessionId,
+            configId: "mode",
+            type: "id",
+            value: "bypassPermissions",
+          },
+          WAIT_MS,
+        )
+      ).response;
+      expect(bypass.error).toEqual({
+        code: -32602,
+        message: "Invalid params: Invalid value for config option mode: bypassPermissions",
+      });
       // Without a key it reports "not logged in", yet creates the session.
       const status = await agent.waitFor((m) => authKind(m) !== undefined, 0, WAIT_MS);
       expect(agent.received[status]!.params).toEqual({
@@ -470,6 +500,47 @@ describe("claude-agent-acp 0.101.0 (real, offline)", () => {
       expect(result(a.response).protocolVersion).toBe(2);
       expect(a.response.result).toEqual(b.response.result);
       expect(schemaFailures(dual, 2)).toEqual([]);
+    },
+    TEST_MS,
+  );
+});
+
+// ---------------------------------------------------------------------------------------
+
+describe.each(["codex", "claude"] as const)("%s: v2 connection edges", (kind) => {
+  it(
+    "a request before initialize, a higher version, a repeated initialize, an unknown method",
+    async () => {
+      const { agent, home } = start(kind);
+      const early = (await agent.request("session/new", { cwd: home.workspace }, WAIT_MS)).response;
+      expect(early.error).toEqual({
+        code: -32600,
+        message: "Invalid request",
+        data: "first ACP request must be initialize",
+      });
+      // Asked for version 3, it answers 2.
+      const v3 = { ...V2_INIT, protocolVersion: 3 };
+      expect(
+        result((await agent.request("initialize", v3, WAIT_MS)).response).protocolVersion,
+      ).toBe(2);
+      // A repeated initialize must not go down to 1; at 2 it is answered again.
+      const down = (await agent.request("initialize", V1_INIT, WAIT_MS)).response;
+      expect(down.error).toEqual({
+        code: -32600,
+        message: "Invalid request: a repeated initialize must request protocol version 2 or later",
+      });
+      expect(
+        result((await agent.request("initialize", V2_INIT, WAIT_MS)).response).protocolVersion,
+      ).toBe(2);
+      const unknown = (await agent.request("nope/nope", {}, WAIT_MS)).response;
+      expect(unknown.error).toEqual({
+        code: -32601,
+        message: '"Method not found": nope/nope',
+        data: { method: "nope/nope" },
+      });
+      // auth/logout answers {} (the v2 rule: advertised methods, so logout must work).
+      expect(result((await agent.request("auth/logout", {}, WAIT_MS)).response)).toEqual({});
+      expect(schemaFailures(agent, 2)).toEqual([]);
     },
     TEST_MS,
   );
