@@ -423,8 +423,8 @@ describe("claude-agent-acp 0.101.0 (real, offline)", () => {
     TEST_MS,
   );
 
-  it.runIf(isRoot())(
-    "v2 as root: session/new still creates a session, without the bypassPermissions mode",
+  it(
+    "v2 as the current user (root in CI), no key: session/new creates a session (as root without the bypassPermissions mode); a prompt ends idle with the login error",
     async () => {
       const { agent, home } = start("claude");
       result((await agent.request("initialize", V2_INIT, WAIT_MS)).response);
@@ -432,28 +432,45 @@ describe("claude-agent-acp 0.101.0 (real, offline)", () => {
         (await agent.request("session/new", { cwd: home.workspace }, WAIT_MS)).response,
       );
       expect(typeof session.sessionId).toBe("string");
-      expect(modeValues(session)).toEqual(["default", "acceptEdits", "plan", "auto"]);
-      const bypass = (
-        await agent.request(
-          "session/set_config_option",
-          {
-            sessionId: session.sessionId,
-            configId: "mode",
-            type: "id",
-            value: "bypassPermissions",
-          },
-          WAIT_MS,
-        )
-      ).response;
-      expect(bypass.error).toEqual({
-        code: -32602,
-        message: "Invalid params: Invalid value for config option mode: bypassPermissions",
-      });
+      if (isRoot()) {
+        expect(modeValues(session)).toEqual(["default", "acceptEdits", "plan", "auto"]);
+        const bypass = (
+          await agent.request(
+            "session/set_config_option",
+            {
+              sessionId: session.sessionId,
+              configId: "mode",
+              type: "id",
+              value: "bypassPermissions",
+            },
+            WAIT_MS,
+          )
+        ).response;
+        expect(bypass.error).toEqual({
+          code: -32602,
+          message: "Invalid params: Invalid value for config option mode: bypassPermissions",
+        });
+      } else {
+        expect(modeValues(session)).toContain("bypassPermissions");
+      }
       // Without a key it reports "not logged in", yet creates the session.
       const status = await agent.waitFor((m) => authKind(m) !== undefined, 0, WAIT_MS);
       expect(agent.received[status]!.params).toEqual({
         authStatus: { kind: "none", label: "Not logged in" },
       });
+      // A prompt is taken in, then fails after insertion: idle with stopReason "error"
+      // carrying the -32000 login error (v2's rule for failures after insertion).
+      const turn = await promptTurn(agent, session.sessionId as string, "hi");
+      expect(turn.sequence).toEqual([
+        "user_message (prompt's messageId)",
+        "state_update running",
+        "state_update idle error",
+      ]);
+      expect(turn.responseAfter).toBeGreaterThanOrEqual(1);
+      const idle = update(turn.messages.find(isIdle)!)!;
+      expect(idle.error).toEqual({ code: -32000, message: "Authentication required" });
+      expect(idle.background).toEqual([]);
+      expect(model.requests).toEqual([]);
       expect(schemaFailures(agent, 2)).toEqual([]);
     },
     TEST_MS,
