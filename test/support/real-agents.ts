@@ -3,8 +3,8 @@
  * `@agentclientprotocol/claude-agent-acp`), run offline for interop tests.
  *
  * - {@link startFakeModelServer}: a local model API on 127.0.0.1 that speaks just enough
- *   of the OpenAI Responses API (codex) and the Anthropic Messages API (claude), both
- *   streaming over SSE, for a turn to produce one short text answer.
+ *   of the OpenAI Responses API (codex: over a websocket, or SSE) and the Anthropic
+ *   Messages API (claude: SSE) for a turn to produce one short text answer.
  * - {@link sealedHome}: a temporary HOME with no real credentials whose config points
  *   each agent's model API at that fake server.
  * - {@link spawnRealAgent}: starts an agent over pipes in that HOME, with a clean
@@ -94,6 +94,7 @@ export interface FakeModelServer {
 }
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_REQUESTS = 1000;
 
 function sse(res: ServerResponse, events: readonly { event: string; data: unknown }[]): void {
   res.writeHead(200, {
@@ -256,9 +257,12 @@ function messagesAnswer(res: ServerResponse, n: number, body: unknown, text: str
 
 /**
  * Starts the fake model API on 127.0.0.1 (a free port). It answers
- * `POST …/responses` (OpenAI Responses API, SSE), `POST …/v1/messages` (Anthropic
- * Messages API, SSE when `stream: true`), `…/models` with an empty list, and 404 for
- * anything else; every request is recorded. Bodies over 16 MB get 413.
+ * `POST …/responses` (OpenAI Responses API, SSE), a websocket on `…/responses` (one
+ * `response.create` frame in, the same events out as JSON text frames; a warm-up with
+ * `generate: false` gets an empty response), `POST …/v1/messages` (Anthropic Messages
+ * API, SSE when `stream: true`), `GET …/models` with an empty list, and 404 for anything
+ * else. Every request is recorded, up to 1000; later ones get 429, bodies over 16 MB
+ * get 413.
  */
 export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<FakeModelServer> {
   const requests: FakeModelRequest[] = [];
@@ -282,6 +286,10 @@ export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<Fake
         body = undefined;
       }
       const auth = req.headers.authorization ?? (req.headers["x-api-key"] as string | undefined);
+      if (requests.length >= MAX_REQUESTS) {
+        res.writeHead(429, { connection: "close" }).end();
+        return;
+      }
       requests.push({ method: req.method ?? "GET", path, body, auth });
       if (tooLarge) {
         res.writeHead(413, { connection: "close" }).end();
@@ -318,6 +326,10 @@ export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<Fake
           body = JSON.parse(Buffer.isBuffer(data) ? data.toString("utf8") : "");
         } catch {
           body = undefined;
+        }
+        if (requests.length >= MAX_REQUESTS) {
+          ws.close(1013, "too many requests");
+          return;
         }
         requests.push({ method: "WEBSOCKET", path, body, auth });
         // A warm-up (`generate: false`) gets an empty response without output.
