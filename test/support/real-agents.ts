@@ -1,0 +1,745 @@
+/**
+ * The two real ACP v2 agents (`@agentclientprotocol/codex-acp` and
+ * `@agentclientprotocol/claude-agent-acp`), run offline for interop tests.
+ *
+ * - {@link startFakeModelServer}: a local model API on 127.0.0.1 that speaks just enough
+ *   of the OpenAI Responses API (codex: over a websocket, or SSE) and the Anthropic
+ *   Messages API (claude: SSE) for a turn to produce one short text answer.
+ * - {@link sealedHome}: a temporary HOME with no real credentials whose config points
+ *   each agent's model API at that fake server.
+ * - {@link spawnRealAgent}: starts an agent over pipes in that HOME, with a clean
+ *   environment, optionally as another (non-root) user, and gives a raw NDJSON peer that
+ *   records every message the agent writes, in order.
+ * - {@link checkAgentMessage}: validates one message the agent sent with acp-kit's v1 or
+ *   v2 validators, knowing which method each response answers.
+ *
+ * See test/real-agents/README.md for what the agents do with this.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createRequire } from "node:module";
+import { tmpdir, userInfo } from "node:os";
+import { dirname, join } from "node:path";
+import { METHOD_SPECS as V1_METHOD_SPECS } from "../../packages/acp-kit/src/schema/methods.gen.js";
+import type { MethodSpec } from "../../packages/acp-kit/src/schema/method-spec.js";
+import { runValidator, type RawValidator } from "../../packages/acp-kit/src/schema/runtime.js";
+import { METHOD_SPECS as V2_METHOD_SPECS } from "../../packages/acp-kit/src/schema/v2/methods.gen.js";
+import { validate } from "../../packages/acp-kit/src/schema/validate.js";
+import { validateV2 } from "../../packages/acp-kit/src/schema/v2/validate.js";
+import { WebSocketServer } from "ws";
+
+const require = createRequire(import.meta.url);
+
+/** The agents this module can run. */
+export type RealAgentKind = "codex" | "claude";
+
+/** The text every turn against the fake model answers. */
+export const FAKE_MODEL_TEXT = "hello from the fake model";
+
+/** The entry script of each agent's `bin`, resolved from node_modules. */
+export function agentEntry(kind: RealAgentKind): string {
+  const pkg =
+    kind === "codex"
+      ? "@agentclientprotocol/codex-acp/package.json"
+      : "@agentclientprotocol/claude-agent-acp/package.json";
+  return join(dirname(require.resolve(pkg)), "dist", "index.js");
+}
+
+// ---------------------------------------------------------------------------------------
+// Users
+
+/** True when this process runs as root (effective uid 0). */
+export function isRoot(): boolean {
+  return process.geteuid?.() === 0;
+}
+
+/** A user to run an agent as. */
+export interface RunAs {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/**
+ * The user `nobody` (65534:65534) when this process is root and can switch to it, else
+ * undefined (the agent then runs as the current user, who is not root).
+ */
+export function nonRootUser(): RunAs | undefined {
+  if (!isRoot()) return undefined;
+  return { uid: 65534, gid: 65534 };
+}
+
+// ---------------------------------------------------------------------------------------
+// The fake model server
+
+/** One request the fake model server received. */
+export interface FakeModelRequest {
+  readonly method: string;
+  readonly path: string;
+  /** The parsed JSON body, or undefined when there was none or it was not JSON. */
+  readonly body: unknown;
+  /** The authorization-like headers, to show which key the agent sent. */
+  readonly auth: string | undefined;
+}
+
+/** A running fake model server. */
+export interface FakeModelServer {
+  /** `http://127.0.0.1:<port>`, without a trailing slash. */
+  readonly origin: string;
+  /** Every request received so far, in arrival order. */
+  readonly requests: readonly FakeModelRequest[];
+  /** Stops listening, drops open connections and resolves when the server closed. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const MAX_REQUESTS = 1000;
+
+function sse(res: ServerResponse, events: readonly { event: string; data: unknown }[]): void {
+  res.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    connection: "close",
+  });
+  for (const { event, data } of events) {
+    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+  res.end();
+}
+
+/** The OpenAI Responses API events of a response without output. */
+function emptyResponseEvents(id: string): { event: string; data: unknown }[] {
+  const usage = {
+    input_tokens: 0,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 0,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 0,
+  };
+  return [
+    {
+      event: "response.created",
+      data: { type: "response.created", response: { id, status: "in_progress" } },
+    },
+    {
+      event: "response.completed",
+      data: {
+        type: "response.completed",
+        response: { id, status: "completed", output: [], usage },
+      },
+    },
+  ];
+}
+
+/** The OpenAI Responses API events of one assistant message with `text`. */
+function responsesEvents(n: number, text: string): { event: string; data: unknown }[] {
+  const id = `resp_fake_${n}`;
+  const itemId = `msg_fake_${n}`;
+  const half = Math.ceil(text.length / 2);
+  const parts = [text.slice(0, half), text.slice(half)];
+  const message = {
+    type: "message",
+    id: itemId,
+    role: "assistant",
+    status: "completed",
+    content: [{ type: "output_text", text, annotations: [] }],
+  };
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
+  return [
+    {
+      event: "response.created",
+      data: { type: "response.created", response: { id, status: "in_progress" } },
+    },
+    {
+      event: "response.output_item.added",
+      data: {
+        type: "response.output_item.added",
+        output_index: 0,
+        item: { ...message, status: "in_progress", content: [] },
+      },
+    },
+    ...parts.map((delta) => ({
+      event: "response.output_text.delta",
+      data: {
+        type: "response.output_text.delta",
+        item_id: itemId,
+        output_index: 0,
+        content_index: 0,
+        delta,
+      },
+    })),
+    {
+      event: "response.output_item.done",
+      data: { type: "response.output_item.done", output_index: 0, item: message },
+    },
+    {
+      event: "response.completed",
+      data: {
+        type: "response.completed",
+        response: { id, status: "completed", output: [message], usage },
+      },
+    },
+  ];
+}
+
+/** The Anthropic Messages API answer with `text`, streaming or not as asked. */
+function messagesAnswer(res: ServerResponse, n: number, body: unknown, text: string): void {
+  const model =
+    typeof body === "object" &&
+    body !== null &&
+    typeof (body as { model?: unknown }).model === "string"
+      ? (body as { model: string }).model
+      : "claude-fake";
+  const stream =
+    typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
+  const id = `msg_fake_${n}`;
+  if (!stream) {
+    res.writeHead(200, { "content-type": "application/json", connection: "close" });
+    res.end(
+      JSON.stringify({
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [{ type: "text", text }],
+        stop_reason: "end_turn",
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 5 },
+      }),
+    );
+    return;
+  }
+  const half = Math.ceil(text.length / 2);
+  sse(res, [
+    {
+      event: "message_start",
+      data: {
+        type: "message_start",
+        message: {
+          id,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
+    },
+    {
+      event: "content_block_start",
+      data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+    },
+    ...[text.slice(0, half), text.slice(half)].map((t) => ({
+      event: "content_block_delta",
+      data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: t } },
+    })),
+    { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+    {
+      event: "message_delta",
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: 5 },
+      },
+    },
+    { event: "message_stop", data: { type: "message_stop" } },
+  ]);
+}
+
+/**
+ * Starts the fake model API on 127.0.0.1 (a free port). It answers
+ * `POST …/responses` (OpenAI Responses API, SSE), a websocket on `…/responses` (one
+ * `response.create` frame in, the same events out as JSON text frames; a warm-up with
+ * `generate: false` gets an empty response), `POST …/v1/messages` (Anthropic Messages
+ * API, SSE when `stream: true`), `GET …/models` with an empty list, and 404 for anything
+ * else. Every request is recorded, up to 1000; later ones get 429, bodies over 16 MB
+ * get 413.
+ */
+export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<FakeModelServer> {
+  const requests: FakeModelRequest[] = [];
+  let count = 0;
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on("end", () => {
+      const path = (req.url ?? "/").split("?")[0]!;
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body: unknown;
+      try {
+        body = raw === "" ? undefined : JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
+      const auth = req.headers.authorization ?? (req.headers["x-api-key"] as string | undefined);
+      if (requests.length >= MAX_REQUESTS) {
+        res.writeHead(429, { connection: "close" }).end();
+        return;
+      }
+      requests.push({ method: req.method ?? "GET", path, body, auth });
+      if (tooLarge) {
+        res.writeHead(413, { connection: "close" }).end();
+      } else if (req.method === "POST" && path.endsWith("/responses")) {
+        sse(res, responsesEvents(++count, text));
+      } else if (req.method === "POST" && path.endsWith("/v1/messages")) {
+        messagesAnswer(res, ++count, body, text);
+      } else if (req.method === "GET" && path.endsWith("/models")) {
+        res.writeHead(200, { "content-type": "application/json", connection: "close" });
+        res.end(JSON.stringify({ object: "list", data: [], models: [] }));
+      } else {
+        res.writeHead(404, { "content-type": "application/json", connection: "close" });
+        res.end(JSON.stringify({ error: { type: "not_found", message: `fake: no ${path}` } }));
+      }
+    });
+  });
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  // codex tries the Responses API over a websocket first: each `response.create` text
+  // frame gets the same events as the SSE stream, one JSON text frame each.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  server.on("upgrade", (req, socket, head) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    const auth = req.headers.authorization;
+    if (!path.endsWith("/responses")) {
+      requests.push({ method: "WEBSOCKET", path, body: undefined, auth });
+      socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n");
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      ws.on("message", (data) => {
+        let body: unknown;
+        try {
+          body = JSON.parse(Buffer.isBuffer(data) ? data.toString("utf8") : "");
+        } catch {
+          body = undefined;
+        }
+        if (requests.length >= MAX_REQUESTS) {
+          ws.close(1013, "too many requests");
+          return;
+        }
+        requests.push({ method: "WEBSOCKET", path, body, auth });
+        // A warm-up (`generate: false`) gets an empty response without output.
+        const warmUp =
+          typeof body === "object" &&
+          body !== null &&
+          (body as { generate?: unknown }).generate === false;
+        const events = warmUp
+          ? emptyResponseEvents(`resp_warmup_${requests.length}`)
+          : responsesEvents(++count, text);
+        for (const { data: event } of events) ws.send(JSON.stringify(event));
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const ws of wss.clients) ws.terminate();
+        wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Sealed homes
+
+/** A temporary HOME for one agent process. */
+export interface SealedHome {
+  /** The HOME directory. */
+  readonly home: string;
+  /** An empty working directory for sessions (`session/new` `cwd`). */
+  readonly workspace: string;
+  /** The environment to run the agent with (nothing inherited but PATH and LANG). */
+  readonly env: Record<string, string>;
+  /** Removes the whole directory. */
+  remove(): void;
+}
+
+/** Options for {@link sealedHome}. */
+export interface SealedHomeOptions {
+  /** The fake model server to point the agent at. */
+  readonly model: FakeModelServer;
+  /** The user who will own the directory (and run the agent). */
+  readonly owner?: RunAs;
+  /** Extra environment variables. */
+  readonly env?: Record<string, string>;
+}
+
+function chownTree(path: string, owner: RunAs): void {
+  chownSync(path, owner.uid, owner.gid);
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) chownTree(child, owner);
+    else chownSync(child, owner.uid, owner.gid);
+  }
+}
+
+/**
+ * Creates a temporary HOME for `kind`: no credentials, telemetry and update checks off,
+ * and the model API's base URL on the fake server.
+ *
+ * - codex: `$CODEX_HOME/config.toml` sets `openai_base_url = "<fake>/v1"`, so the built-in
+ *   `openai` provider (and its api-key login) stays in use but talks to the fake.
+ * - claude: `ANTHROPIC_BASE_URL=<fake>` with `CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1`;
+ *   the API key is only given where a test sets `ANTHROPIC_API_KEY` itself.
+ */
+export function sealedHome(kind: RealAgentKind, options: SealedHomeOptions): SealedHome {
+  const home = mkdtempSync(join(tmpdir(), `acp-real-${kind}-`));
+  const workspace = join(home, "workspace");
+  const tmp = join(home, "tmp");
+  mkdirSync(workspace);
+  mkdirSync(tmp);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    LANG: "C.UTF-8",
+    HOME: home,
+    USER: options.owner === undefined ? userInfo().username : "nobody",
+    TMPDIR: tmp,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    NO_COLOR: "1",
+    CI: "1",
+  };
+  if (kind === "codex") {
+    const codexHome = join(home, ".codex");
+    mkdirSync(codexHome);
+    writeFileSync(
+      join(codexHome, "config.toml"),
+      [
+        `openai_base_url = "${options.model.origin}/v1"`,
+        `check_for_update_on_startup = false`,
+        ``,
+        `[analytics]`,
+        `enabled = false`,
+        ``,
+      ].join("\n"),
+    );
+    env.CODEX_HOME = codexHome;
+  } else {
+    const claudeDir = join(home, ".claude");
+    mkdirSync(claudeDir);
+    env.CLAUDE_CONFIG_DIR = claudeDir;
+    env.ANTHROPIC_BASE_URL = options.model.origin;
+    env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1";
+    env.DISABLE_AUTOUPDATER = "1";
+    env.DISABLE_TELEMETRY = "1";
+    env.DISABLE_ERROR_REPORTING = "1";
+  }
+  Object.assign(env, options.env);
+  if (options.owner !== undefined) chownTree(home, options.owner);
+  return {
+    home,
+    workspace,
+    env,
+    remove: () => rmSync(home, { recursive: true, force: true, maxRetries: 3 }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// The raw NDJSON peer over a child process
+
+/** A JSON-RPC message as received (parsed, unchecked). */
+export type WireMessage = Record<string, unknown>;
+
+/** Options for {@link spawnRealAgent}. */
+export interface SpawnOptions {
+  readonly home: SealedHome;
+  /** Run as this user (needs root). */
+  readonly runAs?: RunAs;
+  /**
+   * Answers a request the agent sends; the default answers `-32601`. Every request is
+   * recorded in `received` first.
+   */
+  readonly onRequest?: (message: WireMessage) => { result: unknown } | { error: unknown };
+}
+
+/** A running agent with a raw NDJSON peer on its stdio. */
+export interface RealAgent {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Every message the agent wrote, in order. */
+  readonly received: readonly WireMessage[];
+  /** Every message sent to the agent, in order. */
+  readonly sent: readonly WireMessage[];
+  /** The method of each request id sent (to check the response's shape). */
+  readonly sentMethods: ReadonlyMap<string | number, string>;
+  /** What the agent wrote on stderr. */
+  stderr(): string;
+  /** Writes one message. */
+  send(message: WireMessage): void;
+  /**
+   * Sends a request with the next numeric id and waits for its response. Resolves with the
+   * response and the index of the response in `received`.
+   */
+  request(
+    method: string,
+    params: unknown,
+    timeoutMs: number,
+  ): Promise<{ response: WireMessage; index: number }>;
+  /**
+   * Waits for the first message at index ≥ `from` in `received` that satisfies `match`;
+   * resolves with its index. Rejects after `timeoutMs` or when the agent exits first.
+   */
+  waitFor(match: (m: WireMessage) => boolean, from: number, timeoutMs: number): Promise<number>;
+  /** Resolves with the exit code and signal once the process exited. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * Ends stdin, waits up to `graceMs` for an exit, then SIGTERMs and at last SIGKILLs the
+   * agent's process group (it runs detached, so its children go too).
+   */
+  close(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function timeout(ms: number): { promise: Promise<"timeout">; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** Spawns `kind` with `node <entry>` over pipes, in its own process group. */
+export function spawnRealAgent(kind: RealAgentKind, options: SpawnOptions): RealAgent {
+  const child = spawn(process.execPath, [agentEntry(kind)], {
+    cwd: options.home.workspace,
+    env: options.home.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+    ...(options.runAs === undefined ? {} : { uid: options.runAs.uid, gid: options.runAs.gid }),
+  });
+  const received: WireMessage[] = [];
+  const sent: WireMessage[] = [];
+  const sentMethods = new Map<string | number, string>();
+  const waiters = new Set<() => void>();
+  const wake = (): void => {
+    for (const w of [...waiters]) w();
+  };
+  let stderr = "";
+  let carry = "";
+  let nextId = 1;
+  let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("exit", (code, signal) => {
+      exitInfo = { code, signal };
+      resolve(exitInfo);
+      wake();
+    });
+  });
+  const send = (message: WireMessage): void => {
+    sent.push(message);
+    if (
+      typeof message.method === "string" &&
+      (typeof message.id === "number" || typeof message.id === "string")
+    ) {
+      sentMethods.set(message.id, message.method);
+    }
+    if (child.stdin.writable) child.stdin.write(JSON.stringify(message) + "\n");
+  };
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    carry += chunk;
+    let nl: number;
+    while ((nl = carry.indexOf("\n")) !== -1) {
+      const line = carry.slice(0, nl).trim();
+      carry = carry.slice(nl + 1);
+      if (line === "") continue;
+      let message: WireMessage;
+      try {
+        message = JSON.parse(line) as WireMessage;
+      } catch {
+        message = { "acp-kit/notJson": line };
+      }
+      received.push(message);
+      if (typeof message.method === "string" && message.id !== undefined) {
+        const answer = options.onRequest?.(message) ?? {
+          error: { code: -32601, message: "Method not found" },
+        };
+        send({ jsonrpc: "2.0", id: message.id, ...answer });
+      }
+    }
+    wake();
+  });
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (chunk: string) => {
+    if (stderr.length < 1_000_000) stderr += chunk;
+  });
+  child.stdin.on("error", () => {
+    // EPIPE after the agent exited
+  });
+
+  const waitFor = async (
+    match: (m: WireMessage) => boolean,
+    from: number,
+    timeoutMs: number,
+  ): Promise<number> => {
+    const deadline = timeout(timeoutMs);
+    try {
+      for (;;) {
+        for (let i = from; i < received.length; i++) if (match(received[i]!)) return i;
+        if (exitInfo !== undefined) {
+          throw new Error(
+            `${kind} exited (${exitInfo.code ?? exitInfo.signal}) before the awaited message; stderr: ${stderr.slice(-2000)}`,
+          );
+        }
+        let wakeUp!: () => void;
+        const woken = new Promise<void>((resolve) => (wakeUp = resolve));
+        waiters.add(wakeUp);
+        const result = await Promise.race([woken, deadline.promise]);
+        waiters.delete(wakeUp);
+        if (result === "timeout") {
+          for (let i = from; i < received.length; i++) if (match(received[i]!)) return i;
+          throw new Error(
+            `no matching message from ${kind} within ${timeoutMs} ms; last: ${JSON.stringify(received.slice(-3)).slice(0, 2000)}; stderr: ${stderr.slice(-2000)}`,
+          );
+        }
+      }
+    } finally {
+      deadline.cancel();
+    }
+  };
+
+  const close = async (graceMs = 5000) => {
+    if (exitInfo !== undefined) {
+      killGroup(child.pid, "SIGKILL");
+      return exitInfo;
+    }
+    child.stdin.end();
+    for (const signal of [undefined, "SIGTERM", "SIGKILL"] as const) {
+      if (signal !== undefined) killGroup(child.pid, signal);
+      const t = timeout(graceMs);
+      const result = await Promise.race([exited, t.promise]);
+      t.cancel();
+      if (result !== "timeout") {
+        killGroup(child.pid, "SIGKILL");
+        return result;
+      }
+    }
+    return exited;
+  };
+
+  return {
+    child,
+    received,
+    sent,
+    sentMethods,
+    stderr: () => stderr,
+    send,
+    async request(method, params, timeoutMs) {
+      const id = nextId++;
+      const from = received.length;
+      send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+      const index = await waitFor((m) => m.id === id && m.method === undefined, from, timeoutMs);
+      return { response: received[index]!, index };
+    },
+    waitFor,
+    exited,
+    close,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Validation
+
+/** What {@link checkAgentMessage} found about one message. */
+export interface MessageCheck {
+  /** What the message is, for example `response session/new` or `notification session/update`. */
+  readonly kind: string;
+  /** The schema type it was checked against, or undefined for extension (`_…`) methods. */
+  readonly type: string | undefined;
+  /** Validation issues (empty when valid or unchecked). */
+  readonly issues: readonly { path: string; message: string }[];
+}
+
+function specFor(version: 1 | 2, method: string): MethodSpec | undefined {
+  return (version === 2 ? V2_METHOD_SPECS : V1_METHOD_SPECS).find((s) => s.method === method);
+}
+
+function run(
+  validator: RawValidator | undefined,
+  value: unknown,
+): { path: string; message: string }[] {
+  if (validator === undefined) return [];
+  const result = runValidator(validator, value, false);
+  return result.ok ? [] : [...result.issues];
+}
+
+/**
+ * Checks one message an agent sent against the v1 or v2 schema: the params of a request
+ * or notification by its method, a result by the method of the request it answers
+ * (`sentMethods`), an error by the `Error` type. Extension methods (`_…`) are reported
+ * with `type: undefined` and no issues.
+ */
+export function checkAgentMessage(
+  version: 1 | 2,
+  message: WireMessage,
+  sentMethods: ReadonlyMap<string | number, string>,
+): MessageCheck {
+  if (message.jsonrpc !== "2.0") {
+    return {
+      kind: "not JSON-RPC 2.0",
+      type: undefined,
+      issues: [{ path: "/jsonrpc", message: "missing" }],
+    };
+  }
+  if (typeof message.method === "string") {
+    const kind = `${message.id === undefined ? "notification" : "request"} ${message.method}`;
+    const spec = specFor(version, message.method);
+    if (spec === undefined) {
+      return message.method.startsWith("_")
+        ? { kind, type: undefined, issues: [] }
+        : { kind, type: undefined, issues: [{ path: "/method", message: "unknown method" }] };
+    }
+    return { kind, type: spec.paramsType, issues: run(spec.validateParams, message.params) };
+  }
+  const method = sentMethods.get(message.id as string | number);
+  if ("error" in message) {
+    const result =
+      version === 2 ? validateV2("Error", message.error) : validate("Error", message.error);
+    return {
+      kind: `error ${method ?? "?"}`,
+      type: "Error",
+      issues: result.ok ? [] : [...result.issues],
+    };
+  }
+  const spec = method === undefined ? undefined : specFor(version, method);
+  return {
+    kind: `response ${method ?? "?"}`,
+    type: spec?.resultType,
+    issues:
+      spec === undefined
+        ? [{ path: "/id", message: "answers no known request" }]
+        : run(spec.validateResult, message.result),
+  };
+}
