@@ -24,7 +24,7 @@ import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { METHOD_SPECS as V1_METHOD_SPECS } from "../../packages/acp-kit/src/schema/methods.gen.js";
 import type { MethodSpec } from "../../packages/acp-kit/src/schema/method-spec.js";
-import { runValidator, type RawValidator } from "../../packages/acp-kit/src/schema/runtime.js";
+import { runValidator, type RawValidator } from "../../packages/acp-kit/src/base/validation.js";
 import { METHOD_SPECS as V2_METHOD_SPECS } from "../../packages/acp-kit/src/schema/v2/methods.gen.js";
 import { validate } from "../../packages/acp-kit/src/schema/validate.js";
 import { validateV2 } from "../../packages/acp-kit/src/schema/v2/validate.js";

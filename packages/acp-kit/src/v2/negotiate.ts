@@ -82,6 +82,8 @@ export class NegotiationError extends Error {
   readonly ended: boolean;
 
   /**
+   * Creates the error.
+   *
    * @param message - What failed.
    * @param attempts - The attempts.
    * @param ended - Whether the agent's output ended.

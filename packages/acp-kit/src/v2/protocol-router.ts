@@ -134,7 +134,11 @@ function v2ToV1(request: Record<string, unknown>, hasInfo: boolean): Record<stri
  * ```
  */
 export class ProtocolRouter {
-  /** @param options - The versions served and the connection options. */
+  /**
+   * Creates a router for the versions in `options`.
+   *
+   * @param options - The versions served and the connection options.
+   */
   constructor(private readonly options: ProtocolRouterOptions) {
     if (options.v1 === undefined && options.v2 === undefined)
       throw new TypeError("protocolRouter needs a v1 agent, a v2 agent or both");
