@@ -21,7 +21,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ["transport"],
   ["jsonrpc", "schema"],
   ["peer"],
-  ["agent", "session"],
+  // v2's two sides, its router, negotiation and the bridge (the entry is v2/index.ts).
+  ["agent", "session", "v2"],
   ["http"],
   ["node"],
   ["testing"],
@@ -29,9 +30,14 @@ const FLOORS: readonly (readonly string[])[] = [
 ];
 
 /** Files that are entries of the package, whatever their folder. */
-const ENTRY_FILES = new Set(["index.ts", "internal.ts", "testing/scripted/agent-main.ts"]);
-/** Folders that are entries of the package (`acp-kit/v2`). */
-const ENTRY_FOLDERS = new Set(["v2"]);
+const ENTRY_FILES = new Set([
+  "index.ts",
+  "internal.ts",
+  "v2/index.ts",
+  "testing/scripted/agent-main.ts",
+]);
+/** Folders that are entries of the package as a whole (none today). */
+const ENTRY_FOLDERS = new Set<string>();
 
 /** The floor name of a module, by its path relative to the sources (`/`-separated). */
 function placeOf(path: string): string {

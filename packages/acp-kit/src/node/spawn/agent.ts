@@ -11,6 +11,8 @@ import { ClientSideConnection } from "../../peer/client-side-connection.js";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type { InitializeRequest, InitializeResponse } from "../../schema/types.gen.js";
 import { ndJsonStream } from "../../transport/ndjson.js";
+import { memoryStreamPair } from "../../transport/memory.js";
+import { bridge, type Bridge } from "../../v2/bridge.js";
 import { USES_PROCESS_GROUPS, signalGroup, trackGroup, untrackGroup } from "../process-group.js";
 import { AgentExitError, AgentStartupError, spawnFailure, type AgentExit } from "./errors.js";
 import { resolveSpawnOptions, type SpawnAgentOptions, type SpawnSettings } from "./options.js";
@@ -65,6 +67,16 @@ export interface SpawnedAgent extends AsyncDisposable {
   /** How the process ended, once it has. */
   readonly exitStatus: AgentExit | undefined;
   /**
+   * The ACP version the agent speaks, once {@link SpawnedAgent.initialize} succeeded (with
+   * the `protocol` option `1`, always 1).
+   */
+  readonly protocol: 1 | 2 | undefined;
+  /**
+   * What the bridge to a v2 agent could not show in v1, by kind (empty when the agent
+   * speaks v1). See `bridge` in `acp-kit/v2`.
+   */
+  readonly lossy: Readonly<Record<string, number>>;
+  /**
    * Sends `initialize` with a startup time limit. If the limit passes, it rejects with an
    * {@link AgentStartupError} (`phase: "initialize"`, `code: "timeout"`) quoting the
    * agent's stderr; the agent is left running (close it). If the agent exits first, it
@@ -93,6 +105,8 @@ class AgentHandle implements SpawnedAgent {
   readonly connection: ClientSideConnection;
   readonly pid: number;
   private closing: Promise<AgentExit> | undefined;
+  private readonly bridge: Bridge | undefined;
+  private agreed: 1 | 2 | undefined;
 
   constructor(
     readonly process: ChildProcess,
@@ -111,7 +125,27 @@ class AgentHandle implements SpawnedAgent {
         ? {}
         : { maxMessageBytes: settings.maxMessageBytes }),
     });
-    this.connection = new ClientSideConnection(settings.toClient, stream, settings.connection);
+    if (settings.protocol === 1) {
+      this.connection = new ClientSideConnection(settings.toClient, stream, settings.connection);
+    } else {
+      // The client speaks v1 over an in-memory pair; the bridge asks the agent for v2 and
+      // relays (v1 agent) or translates (v2 agent).
+      const pair = memoryStreamPair();
+      this.connection = new ClientSideConnection(
+        settings.toClient,
+        pair.client,
+        settings.connection,
+      );
+      this.bridge = bridge(pair.agent, stream, {
+        as: 1,
+        protocol: settings.protocol,
+        ...(settings.connection.logger === undefined ? {} : { logger: settings.connection.logger }),
+      });
+      this.bridge.ready.then(
+        (versions) => (this.agreed = versions.agent),
+        () => undefined,
+      );
+    }
     const connection = this.connection;
     watch.attach({
       closeWithExit: (exit) => connection.close(new AgentExitError(exit, this.capturedTail())),
@@ -131,6 +165,14 @@ class AgentHandle implements SpawnedAgent {
     return this.watch.exitStatus;
   }
 
+  get protocol(): 1 | 2 | undefined {
+    return this.agreed;
+  }
+
+  get lossy(): Readonly<Record<string, number>> {
+    return this.bridge?.lossy ?? {};
+  }
+
   async initialize(
     params: InitializeRequest = { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} },
     options: AgentInitializeOptions = {},
@@ -142,7 +184,10 @@ class AgentHandle implements SpawnedAgent {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
     try {
-      return await this.connection.initialize(params, sendOptions);
+      const response = await this.connection.initialize(params, sendOptions);
+      if (this.bridge === undefined) this.agreed = 1;
+      else this.agreed = (await this.bridge.ready).agent;
+      return response;
     } catch (error) {
       if (!(error instanceof ConnectionError) || error.code !== "timeout") throw error;
       throw new AgentStartupError(

@@ -82,6 +82,14 @@ export interface SpawnAgentOptions {
    * 120 000; `0` or `Infinity` for none).
    */
   readonly initializeTimeoutMs?: number;
+  /**
+   * The ACP version to speak with the agent. `1` (the default) speaks v1 directly.
+   * `"auto"` asks for v2 and goes on in whichever version the agent answers; `2` wants v2.
+   * Either way {@link SpawnedAgent.connection} is a v1 connection: a v2 agent is bridged
+   * (see `bridge` in `acp-kit/v2` for what v1 can show of v2), a v1 agent relayed as is.
+   * {@link SpawnedAgent.protocol} says which version the agent speaks.
+   */
+  readonly protocol?: "auto" | 1 | 2;
 }
 
 /**
@@ -103,6 +111,7 @@ export interface SpawnSettings {
   readonly spawnTimeoutMs: number;
   readonly initializeTimeoutMs: number | undefined;
   readonly windowsVerbatimArguments: boolean;
+  readonly protocol: "auto" | 1 | 2;
 }
 
 function nonNegative(
@@ -119,6 +128,12 @@ function nonNegative(
 }
 
 const STDERR_MODES: readonly AgentStderrMode[] = ["pipe", "inherit", "ignore"];
+
+function protocolOf(value: unknown): "auto" | 1 | 2 {
+  if (value === undefined) return 1;
+  if (value === "auto" || value === 1 || value === 2) return value;
+  throw new RangeError(`spawnAgent: \`protocol\` must be "auto", 1 or 2, got ${String(value)}`);
+}
 
 /** Only implements nothing: requests are answered -32601, notifications dropped. */
 const NO_CLIENT = {} as Client;
@@ -186,5 +201,6 @@ export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
         ? undefined
         : initializeTimeoutMs,
     windowsVerbatimArguments: given.windowsVerbatimArguments === true,
+    protocol: protocolOf(given.protocol),
   };
 }

@@ -1,0 +1,83 @@
+/**
+ * spawnAgent's `protocol` option with real processes: `"auto"` asks for v2 and goes on
+ * in the version the agent speaks; a v2 agent is bridged to the v1 connection, a v1
+ * agent relayed as is.
+ */
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SessionNotification } from "../../packages/acp-kit/src/index.js";
+import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/spawn/agent.js";
+
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+const v2Agent = fileURLToPath(new URL("./fixtures/spawn-v2-agent.mjs", import.meta.url));
+const rawAgent = fileURLToPath(new URL("./fixtures/spawn-raw-agent.js", import.meta.url));
+
+const started: SpawnedAgent[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((agent) => agent.close()));
+});
+
+async function start(
+  args: string[],
+  protocol: "auto" | 1 | 2,
+  updates: SessionNotification[] = [],
+) {
+  const agent = await spawnAgent({
+    command: process.execPath,
+    args,
+    cwd: repoRoot,
+    protocol,
+    client: {
+      sessionUpdate: (params) => {
+        updates.push(params);
+      },
+      requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+    },
+  });
+  started.push(agent);
+  return agent;
+}
+
+describe("spawnAgent({ protocol })", () => {
+  it("auto with a v2 agent: a v1 connection, bridged; a whole turn", async () => {
+    const updates: SessionNotification[] = [];
+    const agent = await start([v2Agent], "auto", updates);
+    const info = await agent.initialize();
+    expect(agent.protocol).toBe(2);
+    expect(info.protocolVersion).toBe(1);
+    expect(info.agentInfo?.name).toBe("spawn-v2-agent");
+    const { sessionId } = await agent.connection.newSession({ cwd: repoRoot, mcpServers: [] });
+    const answer = await agent.connection.prompt({
+      sessionId,
+      prompt: [{ type: "text", text: "ping" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+    expect(updates.map((u) => u.update)).toContainEqual({
+      sessionUpdate: "agent_message_chunk",
+      messageId: "agent-1",
+      content: { type: "text", text: "pong: ping" },
+    });
+    // The prompt's own echo is not shown to the v1 client.
+    expect(updates.some((u) => u.update.sessionUpdate === "user_message_chunk")).toBe(false);
+  });
+
+  it("1 with a v2 agent: the agent refuses (-32022)", async () => {
+    const agent = await start([v2Agent], 1);
+    await expect(agent.initialize()).rejects.toMatchObject({ code: -32022 });
+  });
+
+  it("auto with a v1 agent: relayed as v1", async () => {
+    const agent = await start([rawAgent], "auto");
+    const info = await agent.initialize();
+    expect(agent.protocol).toBe(1);
+    expect(info.protocolVersion).toBe(1);
+    const { sessionId } = await agent.connection.newSession({ cwd: repoRoot, mcpServers: [] });
+    expect(typeof sessionId).toBe("string");
+  });
+
+  it("2 with a v1 agent: initialize fails, saying the agent does not speak v2", async () => {
+    const agent = await start([rawAgent], 2);
+    await expect(agent.initialize()).rejects.toThrow();
+    expect(agent.protocol).toBeUndefined();
+  });
+});
