@@ -310,7 +310,7 @@ describe("acp-kit run --resume (plain)", () => {
     // stdin closes as the turn starts: it ends normally or is cancelled.
     expect([0, 13]).toContain(result.code);
     expect(result.stdout).toMatch(
-      /^connected to CLI test agent 1\.2\.3\n> \/review the parser\nThe parser looks fine\.\n> where\n/,
+      /^connected to CLI test agent 1\.2\.3 \(ACP v1\)\n> \/review the parser\nThe parser looks fine\.\n> where\n/,
     );
     expect(result.stdout).not.toContain("<command-name>");
     expect(result.stderr).toContain(

@@ -110,8 +110,13 @@ export class AgentController {
   agent: SpawnedAgent | undefined;
   /** The session requests of the current agent process (the library's client sessions). */
   client: SessionClient | undefined;
-  /** The agent's `initialize` answer. */
+  /** The agent's `initialize` answer (a v2 agent's as v1 shows it). */
   info: schema.InitializeResponse | undefined;
+
+  /** The ACP version the current agent speaks, once initialized. */
+  get protocol(): 1 | 2 | undefined {
+    return this.agent?.protocol;
+  }
   /** The current session. */
   sessionId: string | undefined;
   /** Authentication methods, while `phase` is `auth-required`. */
@@ -223,6 +228,7 @@ export class AgentController {
       args: target.args,
       env: { ...target.env, ...this.loginEnv },
       ...(target.windowsVerbatimArguments === true ? { windowsVerbatimArguments: true } : {}),
+      protocol: target.protocol ?? "auto",
       cwd: this.options.cwd,
       client: this.options.wrapClient?.(base) ?? base,
       ...(this.options.onStderr === undefined ? {} : { onStderr: this.options.onStderr }),

@@ -91,6 +91,29 @@ function positiveInteger(value: string): number {
   return n;
 }
 
+/** `--protocol`: auto, 1 or 2. */
+function protocolChoice(value: string): "auto" | 1 | 2 {
+  if (value === "auto") return "auto";
+  if (value === "1" || value === "v1") return 1;
+  if (value === "2" || value === "v2") return 2;
+  throw new InvalidArgumentError("Give auto, 1 or 2.");
+}
+
+/** `--protocol`: which ACP version to speak with the agent. */
+function withProtocolOption(command: Command): Command {
+  return command.option(
+    "--protocol <version>",
+    "the ACP version to speak: auto (v2 when the agent speaks it, else v1), 1 or 2",
+    protocolChoice,
+    "auto",
+  );
+}
+
+/** The target with the `--protocol` chosen. */
+function withProtocol(target: AgentTarget, protocol: "auto" | 1 | 2 | undefined): AgentTarget {
+  return protocol === undefined ? target : { ...target, protocol };
+}
+
 /** `--mode` and `--model`: set right after the session opens. */
 function withChoiceOptions(command: Command): Command {
   return command
@@ -178,7 +201,12 @@ type ChoiceFlags = { mode?: string; model?: string };
 /** The options of `run`. */
 type RunFlags = PolicyFlags &
   RemoteFlags &
-  ChoiceFlags & { cwd: string; plain?: boolean; resume?: string | true };
+  ChoiceFlags & {
+    cwd: string;
+    plain?: boolean;
+    resume?: string | true;
+    protocol?: "auto" | 1 | 2;
+  };
 
 /**
  * The session store, and how this agent in this directory is named on a `run` command
@@ -243,7 +271,7 @@ export function buildProgram(): Command {
 
   withPolicyOptions(
     withChoiceOptions(
-      withRemoteOptions(program.command("run"))
+      withProtocolOption(withRemoteOptions(program.command("run")))
         .description("an interactive session with an ACP agent")
         .argument("[agent...]", "an agent name, or its command after --")
         .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
@@ -260,7 +288,7 @@ export function buildProgram(): Command {
         words = [opts.resume];
         opts = { ...opts, resume: true };
       }
-      const target = await agentTarget(words, opts);
+      const target = withProtocol(await agentTarget(words, opts), opts.protocol);
       const memory = await sessionMemory(target, words, opts);
       const { runInteractive } = await import("./run/run-command.js");
       process.exitCode = await runInteractive({
@@ -313,7 +341,7 @@ inside that directory).`,
 
   withPolicyOptions(
     withChoiceOptions(
-      withRemoteOptions(program.command("prompt"))
+      withProtocolOption(withRemoteOptions(program.command("prompt")))
         .description("one turn without interaction: prints the agent's text, or JSON events")
         .argument("<text>", "the prompt; - reads it from stdin")
         .argument("[agent...]", "an agent name, or its command after --")
@@ -349,13 +377,14 @@ ${EXIT_CODE_HELP}`,
           verbose?: boolean;
           session?: string;
           continue?: boolean;
+          protocol?: "auto" | 1 | 2;
         },
     ) => {
       try {
         if (opts.session !== undefined && opts.continue === true) {
           throw new UsageError("Give --session NAME or --continue, not both.");
         }
-        const target = await agentTarget(words, opts);
+        const target = withProtocol(await agentTarget(words, opts), opts.protocol);
         const memory = await sessionMemory(target, words, opts);
         const { runPromptCommand } = await import("./prompt-command.js");
         process.exitCode = await runPromptCommand({
@@ -379,6 +408,50 @@ ${EXIT_CODE_HELP}`,
       }
     },
   );
+
+  program
+    .command("bridge")
+    .usage("--as v1|v2 [--protocol auto|1|2] <agent> | --as v1|v2 -- <agent command...>")
+    .description(
+      "serve an editor in one ACP version and the agent in the version it speaks, translating between v1 and v2",
+    )
+    .argument("[command...]", "an agent name or registry id, or the agent's command after --")
+    .requiredOption("--as <version>", "the version to speak to the editor: v1 or v2", (value) => {
+      const version = protocolChoice(value);
+      if (version === "auto") throw new InvalidArgumentError("Give v1 or v2.");
+      return version;
+    })
+    .option(
+      "--protocol <version>",
+      "the version to ask the agent for: auto (the one it speaks), 1 or 2",
+      protocolChoice,
+      "auto",
+    )
+    .option("--quiet", "no notes on stderr (the agent's stderr still passes)")
+    .addHelpText(
+      "after",
+      `
+Put it in your editor's agent settings in place of the real command. An editor that
+speaks v1 using an agent that speaks v2:
+  acp-kit bridge --as v1 -- npx -y @agentclientprotocol/codex-acp
+What v1 cannot show of v2 (and the reverse) is counted and summed up on stderr at the end;
+docs/v2.md lists each step.`,
+    )
+    .action(
+      async (words: string[], opts: { as: 1 | 2; protocol: "auto" | 1 | 2; quiet?: boolean }) => {
+        try {
+          const target = await agentTarget(words);
+          const { runBridgeCommand } = await import("./bridge-command.js");
+          process.exitCode = await runBridgeCommand(target, {
+            as: opts.as,
+            protocol: opts.protocol,
+            ...(opts.quiet === true ? { quiet: true } : {}),
+          });
+        } catch (error) {
+          fail(error);
+        }
+      },
+    );
 
   const trace = withRemoteOptions(program.command("trace"))
     .usage(

@@ -79,7 +79,13 @@ function rememberedFirst(
 
 /** One line of `prompt --json` output. */
 export type PromptEvent =
-  | { type: "initialize"; agentInfo: schema.Implementation | null; protocolVersion: number }
+  | {
+      type: "initialize";
+      agentInfo: schema.Implementation | null;
+      protocolVersion: number;
+      /** The version the agent speaks (a v2 agent is bridged, so `protocolVersion` is 1). */
+      agentProtocol: number | null;
+    }
   | { type: "session"; sessionId: string }
   | { type: "update"; sessionId: string; update: schema.SessionUpdate }
   | { type: "request"; method: string; params: unknown }
@@ -202,6 +208,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
       type: "initialize",
       agentInfo: controller.info?.agentInfo ?? null,
       protocolVersion: controller.info?.protocolVersion ?? 0,
+      agentProtocol: controller.protocol ?? null,
     });
     if (controller.phase === "auth-required") {
       const message = authMessage(controller.authMethods);

@@ -18,6 +18,11 @@ export interface AgentTarget extends AgentLaunch {
    * happened to the connection (see `describeFailure`).
    */
   readonly remote?: boolean;
+  /**
+   * The ACP version to speak (`--protocol`): `"auto"` (the default) asks for v2 and goes on
+   * in v1 when the agent speaks only that.
+   */
+  readonly protocol?: "auto" | 1 | 2;
 }
 
 /** A command line mistake (exit code 2). */

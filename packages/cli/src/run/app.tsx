@@ -190,6 +190,7 @@ function StatusLine({
   const parts: string[] = [];
   const info = controller.info?.agentInfo;
   if (info != null) parts.push(`${info.title ?? info.name} ${info.version}`);
+  if (controller.protocol !== undefined) parts.push(`ACP v${controller.protocol}`);
   const title = state?.info.title;
   if (title != null && title !== "") parts.push(title);
   const mode = optionLabel(state, "mode") ?? modeLabel(state);

@@ -254,8 +254,9 @@ async function runPlain(options: RunOptions): Promise<number> {
     if (connected) return;
     connected = true;
     const info = controller.info?.agentInfo;
+    const version = controller.protocol === undefined ? "" : ` (ACP v${controller.protocol})`;
     transcript.line(
-      `connected to ${info == null ? options.target.label : `${info.title ?? info.name} ${info.version}`}`,
+      `connected to ${info == null ? options.target.label : `${info.title ?? info.name} ${info.version}`}${version}`,
     );
   };
   // A resumed session's history is replayed while it opens: say who is talking first.

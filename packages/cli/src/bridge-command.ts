@@ -1,0 +1,118 @@
+/**
+ * `acp-kit bridge --as v1|v2 -- <agent command...>`: serves its client over stdio as an
+ * agent of the version named, and speaks to the agent in whatever version the agent
+ * negotiates, translating when they differ (see `bridge` in `acp-kit/v2`).
+ *
+ * @module
+ */
+import { Readable, Writable } from "node:stream";
+import { setTimeout as later } from "node:timers";
+import { ndJsonStream, type Stream } from "acp-kit";
+import { agentStdioStream } from "acp-kit/node";
+import { bridge, type ProtocolChoice } from "acp-kit/v2";
+import type { AgentTarget } from "./target.js";
+import { printable } from "./terminal-text.js";
+import { exitCodeOf } from "./trace/trace-proxy.js";
+import { startTracedAgent, type TracedAgent } from "./trace/traced-agent.js";
+
+/** Options of {@link runBridgeCommand}. */
+export interface BridgeCommandOptions {
+  /** The version served to the client. */
+  readonly as: 1 | 2;
+  /** Which version to ask the agent for. */
+  readonly protocol: ProtocolChoice;
+  /** Say nothing on stderr but errors and the agent's own stderr. */
+  readonly quiet?: boolean;
+}
+
+/** How long the agent may take to exit once its input ended, before it is stopped (ms). */
+const EXIT_GRACE_MS = 3000;
+/** How long after SIGTERM the rest of its group gets SIGKILL (ms). */
+const KILL_GRACE_MS = 2000;
+
+function note(text: string): void {
+  process.stderr.write(`acp-kit bridge: ${printable(text, true)}\n`);
+}
+
+/** Runs the bridge until the client or the agent ends; resolves with the exit code. */
+export async function runBridgeCommand(
+  target: AgentTarget,
+  options: BridgeCommandOptions,
+): Promise<number> {
+  const spec = {
+    command: target.command,
+    args: target.args,
+    cwd: process.cwd(),
+    env: { ...process.env, ...target.env },
+  };
+  const agents: TracedAgent[] = [];
+  const start = async (): Promise<Stream> => {
+    const agent = await startTracedAgent(spec);
+    agents.push(agent);
+    agent.child.stderr.pipe(process.stderr, { end: false });
+    return ndJsonStream(
+      Writable.toWeb(agent.child.stdin),
+      Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>,
+      { closeOutput: true },
+    );
+  };
+  let downstream: Stream;
+  try {
+    downstream = await start();
+  } catch (error) {
+    note(
+      `could not start ${target.label}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return 127;
+  }
+  const running = bridge(agentStdioStream({ closeOutput: true }), downstream, {
+    as: options.as,
+    protocol: options.protocol,
+    restart: async () => {
+      await agents[agents.length - 1]?.terminate(KILL_GRACE_MS);
+      if (options.quiet !== true)
+        note("the agent left on a v2 initialize: starting it again for v1");
+      return start();
+    },
+  });
+  const stop = (signal: NodeJS.Signals): void => {
+    running.close(new Error(`stopped by ${signal}`));
+    for (const agent of agents) void agent.terminate(KILL_GRACE_MS, signal);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
+  running.ready.then(
+    (versions) => {
+      if (options.quiet === true) return;
+      note(
+        versions.translating
+          ? `client speaks ACP v${versions.client}, the agent v${versions.agent}: translating`
+          : `client and agent speak ACP v${versions.agent}: relaying`,
+      );
+    },
+    (error: unknown) =>
+      note(
+        `the agent could not be initialized: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+  );
+  await running.closed;
+  const last = agents[agents.length - 1];
+  if (last !== undefined) {
+    const exited = await Promise.race([
+      last.exited,
+      new Promise<undefined>((resolve) => {
+        later(() => resolve(undefined), EXIT_GRACE_MS).unref();
+      }),
+    ]);
+    if (exited === undefined) await last.terminate(KILL_GRACE_MS);
+  }
+  if (options.quiet !== true && running.lossyTotal > 0) {
+    const kinds = Object.entries(running.lossy)
+      .map(([kind, count]) => `${kind} ×${String(count)}`)
+      .join(", ");
+    note(
+      `${String(running.lossyTotal)} steps could not be shown exactly in the client's version: ${kinds}`,
+    );
+  }
+  const status = last?.exitStatus;
+  return status === undefined ? 0 : exitCodeOf(status);
+}
