@@ -5,7 +5,8 @@
  */
 import type { MessageObserver, SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
-import type { Stream } from "../jsonrpc/messages.js";
+import { isPlainObject, type Stream } from "../jsonrpc/messages.js";
+import type { ResultShape } from "../jsonrpc/pending.js";
 import { AcpConnectionCore, type AcpConnectionOptions } from "../peer/acp-connection.js";
 import { buildRouter } from "../peer/router.js";
 import {
@@ -14,12 +15,31 @@ import {
   type AgentRequestTypes,
 } from "../schema/v2/methods.gen.js";
 import type * as schema from "../schema/v2/types.gen.js";
+import { DEF_VALIDATORS } from "../schema/v2/validators.gen.js";
 import type { Transport } from "../transport/transport.js";
 import { CLIENT_HANDLER_NAMES, type Client } from "./agent.js";
 import { ClientInitialization, V2 } from "./initialization.js";
 
 /** `-32002` (resource not found): for `session/close` and `session/delete`, already done. */
 const RESOURCE_NOT_FOUND = -32002;
+
+/** True for an answer that names a protocol version other than v2 (a v1 answer, say). */
+function otherVersion(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    typeof value.protocolVersion === "number" &&
+    value.protocolVersion !== V2
+  );
+}
+
+/**
+ * How the `initialize` answer is checked: an answer naming another protocol version is
+ * let through, to be refused by its version (`-32600`) rather than by its v1 shape (a
+ * v1 answer has no `info`); any other answer must be a valid v2 `InitializeResponse`.
+ */
+const INITIALIZE_RESULT: ResultShape = {
+  validate: (value, path) => otherVersion(value) || DEF_VALIDATORS.InitializeResponse(value, path),
+};
 
 /**
  * The client's end of an ACP v2 connection: routes the agent's requests to your v2
@@ -78,8 +98,10 @@ export class ClientSideConnection {
 
   /**
    * `initialize`: agrees on v2 and exchanges capabilities. An answer with another
-   * `protocolVersion` rejects with `-32600` (the connection stays open: see
-   * `negotiate()` for a client that goes on in v1).
+   * `protocolVersion` (a v1 answer too, whatever its shape) rejects with `-32600` "The v2
+   * API only supports protocol version 2"; any other answer that is not a valid v2 one
+   * rejects with a `ConnectionError("invalid_response")`. Either way the connection stays
+   * open and `initialize` may be sent again.
    */
   async initialize(
     params: schema.InitializeRequest,
@@ -89,7 +111,12 @@ export class ClientSideConnection {
     guard.begin();
     let response: schema.InitializeResponse;
     try {
-      response = await this.core.request<schema.InitializeResponse>("initialize", params, options);
+      response = await this.core.rpc.request<schema.InitializeResponse>(
+        "initialize",
+        params,
+        options,
+        INITIALIZE_RESULT,
+      );
       if (response.protocolVersion !== V2)
         throw RequestError.invalidRequest(
           { expectedProtocolVersion: V2, receivedProtocolVersion: response.protocolVersion },
