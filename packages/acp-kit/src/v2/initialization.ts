@@ -250,8 +250,15 @@ export class ClientInitialization implements Router {
 
   request(method: string): RequestRoute | undefined {
     const route = this.inner.request(method);
-    if (route === undefined || this.phase === "initialized") return route;
-    if (this.phase === "initializing") return new WaitingRoute(this, route, method);
+    if (this.phase === "initialized") return route;
+    // A method without a handler too: refused -32600 before initialize, and answered only
+    // once it settled (then -32601), as the official client does.
+    if (this.phase === "initializing")
+      return new WaitingRoute(
+        this,
+        route ?? new RefusingRoute(RequestError.methodNotFound(method)),
+        method,
+      );
     return new RefusingRoute(notInitialized(method));
   }
 
