@@ -123,6 +123,8 @@ interface Held {
   readonly run: TurnHandler;
   readonly resolve: (response: schema.PromptResponse) => void;
   readonly reject: (error: unknown) => void;
+  /** Stops listening to the prompt request's signal. */
+  readonly dispose: () => void;
 }
 
 interface Running {
@@ -223,19 +225,46 @@ export class AgentSession {
   /**
    * Handles `session/prompt`: inserts the user message (echoed with its id), runs `run`
    * in the background and answers `{ messageId }` once inserted. During a turn the prompt
-   * is held (or refused, see {@link AgentSessionOptions.whileBusy}).
+   * is held (or refused, see {@link AgentSessionOptions.whileBusy}); held prompts are
+   * inserted in the order they came.
+   *
+   * @param signal - The prompt request's signal (the handler context's `signal`): when the
+   *   client withdraws a held prompt (`$/cancel_request`), it is answered `-32800` and
+   *   never inserted.
    */
-  prompt(request: schema.PromptRequest, run: TurnHandler): Promise<schema.PromptResponse> {
+  prompt(
+    request: schema.PromptRequest,
+    run: TurnHandler,
+    signal?: AbortSignal,
+  ): Promise<schema.PromptResponse> {
     if (this.closedFlag)
       return Promise.reject(
         new RequestError(-32002, "Resource not found", { sessionId: this.sessionId }),
       );
-    if (this.running !== undefined) {
+    if (signal?.aborted === true) return Promise.reject(RequestError.requestCancelled());
+    // Held prompts come first, even in the moment between two turns.
+    if (this.running !== undefined || this.held.length > 0) {
       if (this.options.whileBusy === "reject")
         return Promise.reject(
           RequestError.invalidRequest(undefined, "a turn is already running in this session"),
         );
-      return new Promise((resolve, reject) => this.held.push({ request, run, resolve, reject }));
+      return new Promise((resolve, reject) => {
+        const onAbort = (): void => {
+          const at = this.held.indexOf(held);
+          if (at < 0) return;
+          this.held.splice(at, 1);
+          reject(RequestError.requestCancelled());
+        };
+        const held: Held = {
+          request,
+          run,
+          resolve,
+          reject,
+          dispose: () => signal?.removeEventListener("abort", onAbort),
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        this.held.push(held);
+      });
     }
     return Promise.resolve(this.start(request, run));
   }
@@ -245,7 +274,10 @@ export class AgentSession {
    * permission requests are withdrawn) and answers every held prompt `-32800`.
    */
   cancel(): void {
-    for (const held of this.held.splice(0)) held.reject(RequestError.requestCancelled());
+    for (const held of this.held.splice(0)) {
+      held.dispose();
+      held.reject(RequestError.requestCancelled());
+    }
     this.running?.controller.abort(RequestError.requestCancelled());
   }
 
@@ -553,9 +585,15 @@ export class AgentSession {
     if (running.controller.signal.aborted) idle = { stopReason: "cancelled" };
     this.running = undefined;
     this.lastIdle = idle;
-    await this.setState("idle");
+    // The idle goes out first (sends keep their order), and the next held prompt starts
+    // at once: nothing can slip in between while the idle is being written.
+    const sent = this.setState("idle");
     const next = this.held.shift();
-    if (next !== undefined) next.resolve(this.start(next.request, next.run));
+    if (next !== undefined) {
+      next.dispose();
+      next.resolve(this.start(next.request, next.run));
+    }
+    await sent;
   }
 
   private setState(state: AgentSession["state"]): Promise<void> {
