@@ -161,6 +161,38 @@ function errorOf(error: unknown): schema.Error {
   return { code: -32603, message: message === "" ? "Internal error" : message };
 }
 
+/** True while an entity's last state advertises `capabilities.cancel`. */
+function advertisesCancel(state: Record<string, unknown>): boolean {
+  const capabilities = state.capabilities as { cancel?: unknown } | null | undefined;
+  return capabilities?.cancel !== undefined && capabilities.cancel !== null;
+}
+
+/**
+ * Applies a v2 upsert patch to the state kept for replay: a field left out stays, `null`
+ * removes it, a value replaces it; `_meta` patches by key (a `null` key is removed, and
+ * a `null` `_meta` is the same as none).
+ */
+function applyPatch(
+  state: Record<string, unknown>,
+  patch: Record<string, unknown>,
+  id: string,
+): void {
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === id || value === undefined) continue;
+    if (key === "_meta") {
+      if (value === null) continue;
+      const meta: Record<string, unknown> = { ...(state._meta as Record<string, unknown>) };
+      for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
+        if (entry === null) Reflect.deleteProperty(meta, name);
+        else meta[name] = entry;
+      }
+      if (Object.keys(meta).length === 0) Reflect.deleteProperty(state, "_meta");
+      else state._meta = meta;
+    } else if (value === null) Reflect.deleteProperty(state, key);
+    else state[key] = value;
+  }
+}
+
 /** Ignores the rejection of a send nobody awaits (the connection closed). */
 function settled(promise: Promise<void>): Promise<void> {
   promise.catch(() => undefined);
@@ -404,6 +436,7 @@ export class AgentSession {
     const status = record?.state.status;
     if (
       record?.onCancel === undefined ||
+      !advertisesCancel(record.state) ||
       (typeof status === "string" && FINAL_STATUSES.has(status))
     )
       throw RequestError.invalidParams(
@@ -426,7 +459,7 @@ export class AgentSession {
     params: schema.CancelTerminalRequest,
   ): Promise<schema.CancelTerminalResponse> {
     const record = this.terminals.get(params.terminalId);
-    if (record?.onCancel === undefined || record.exited)
+    if (record?.onCancel === undefined || !advertisesCancel(record.state) || record.exited)
       throw RequestError.invalidParams(
         { terminalId: params.terminalId },
         "the terminal is unknown or not cancellable",
@@ -444,12 +477,7 @@ export class AgentSession {
 
   /** @internal */
   patchTool(record: ToolRecord, patch: Record<string, unknown>): Promise<void> {
-    for (const [key, value] of Object.entries(patch)) {
-      if (key === "toolCallId") continue;
-      if (value === undefined) continue;
-      if (value === null) Reflect.deleteProperty(record.state, key);
-      else record.state[key] = value;
-    }
+    applyPatch(record.state, patch, "toolCallId");
     const status = record.state.status;
     const id = record.state.toolCallId;
     const sent = this.send({
@@ -492,11 +520,7 @@ export class AgentSession {
 
   /** @internal */
   terminalUpdate(record: TerminalRecord, patch: Record<string, unknown>): Promise<void> {
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined) continue;
-      if (value === null) Reflect.deleteProperty(record.state, key);
-      else record.state[key] = value;
-    }
+    applyPatch(record.state, patch, "terminalId");
     const id = record.state.terminalId;
     if (patch.exitStatus !== undefined && patch.exitStatus !== null) record.exited = true;
     const sent = this.send({
@@ -530,7 +554,9 @@ export class AgentSession {
   /** @internal */
   addBackground(work: schema.BackgroundWork): Promise<void> {
     const list = (this.background ??= []);
-    list.push(work);
+    const same = (other: schema.BackgroundWork): boolean =>
+      other.type === work.type && JSON.stringify(other) === JSON.stringify(work);
+    if (!list.some(same)) list.push(work);
     return this.sendState();
   }
 
