@@ -161,6 +161,19 @@ function errorOf(error: unknown): schema.Error {
   return { code: -32603, message: message === "" ? "Internal error" : message };
 }
 
+/** A text block without annotations or `_meta`. */
+function isPlainText(
+  block: schema.ContentBlock | undefined,
+): block is schema.ContentBlock & { type: "text"; text: string } {
+  if (block?.type !== "text") return false;
+  const { annotations, _meta } = block as { annotations?: unknown; _meta?: unknown };
+  return (
+    (annotations === undefined || annotations === null) &&
+    (_meta === undefined || _meta === null) &&
+    typeof (block as { text?: unknown }).text === "string"
+  );
+}
+
 /** True while an entity's last state advertises `capabilities.cancel`. */
 function advertisesCancel(state: Record<string, unknown>): boolean {
   const capabilities = state.capabilities as { cancel?: unknown } | null | undefined;
@@ -222,7 +235,10 @@ export class AgentSession {
   /** The foreground state, as last sent. */
   state: "idle" | "running" | "requires_action" = "idle";
   private readonly newId: () => string;
+  /** What a replay sends, in the order each part was first sent. */
   private readonly items = new Map<string, Item>();
+  /** Every message a writer was made for, sent or not yet. */
+  private readonly messages = new Map<string, MessageRecord>();
   private readonly tools = new Map<string, ToolRecord>();
   private readonly terminals = new Map<string, TerminalRecord>();
   private readonly held: Held[] = [];
@@ -372,20 +388,31 @@ export class AgentSession {
 
   /** Replaces the plan `planId` (default `"plan"`) with `entries`. */
   plan(entries: schema.PlanEntry[], planId = "plan"): Promise<void> {
-    const plan: schema.PlanUpdateContent = { type: "items", planId, entries };
-    this.items.delete(`plan:${planId}`);
-    this.items.set(`plan:${planId}`, { type: "plan", planId, plan });
-    return this.send({ sessionUpdate: "plan_update", plan });
+    return this.update({ sessionUpdate: "plan_update", plan: { type: "items", planId, entries } });
+  }
+
+  /** Removes the plan `planId` (default `"plan"`): `plan_removed`; a replay leaves it out. */
+  removePlan(planId = "plan"): Promise<void> {
+    return this.update({ sessionUpdate: "plan_removed", planId });
   }
 
   /**
    * Sends any other update as given (`available_commands_update`, `config_option_update`,
    * `session_info_update`, `usage_update`, `notice`, extensions). The latest of each kind
-   * that describes the session as a whole is kept for replay.
+   * that describes the session as a whole is kept for replay, and so is each plan of a
+   * `plan_update` (at the place it first appeared) until a `plan_removed`.
    */
   update(update: schema.SessionUpdate): Promise<void> {
     const kind = (update as { sessionUpdate: string }).sessionUpdate;
-    if (SNAPSHOT_KINDS.has(kind)) {
+    if (kind === "plan_update") {
+      const plan = (update as schema.PlanUpdate).plan;
+      const planId = (plan as { planId?: unknown }).planId;
+      // Map.set keeps the place of a plan already there: the order the plans began.
+      if (typeof planId === "string")
+        this.items.set(`plan:${planId}`, { type: "plan", planId, plan });
+    } else if (kind === "plan_removed") {
+      this.items.delete(`plan:${(update as schema.PlanRemoved).planId}`);
+    } else if (SNAPSHOT_KINDS.has(kind)) {
       this.items.delete(`snapshot:${kind}`);
       this.items.set(`snapshot:${kind}`, { type: "snapshot", update });
     }
@@ -509,8 +536,15 @@ export class AgentSession {
     const limit = this.options.maxTerminalReplayBytes ?? 1024 * 1024;
     record.output.push(bytes);
     record.outputBytes += bytes.length;
-    while (record.outputBytes > limit && record.output.length > 1)
-      record.outputBytes -= record.output.shift()?.length ?? 0;
+    // Keep exactly the last `limit` bytes: whole chunks dropped, the oldest one cut.
+    while (record.outputBytes > limit) {
+      const oldest = record.output[0];
+      if (oldest === undefined) break;
+      const excess = record.outputBytes - limit;
+      if (oldest.length <= excess) record.output.shift();
+      else record.output[0] = oldest.subarray(excess);
+      record.outputBytes -= Math.min(oldest.length, excess);
+    }
     return this.send({
       sessionUpdate: "terminal_output_chunk",
       terminalId: record.state.terminalId,
@@ -533,7 +567,13 @@ export class AgentSession {
 
   /** @internal */
   appendMessage(record: MessageRecord, content: schema.ContentBlock): Promise<void> {
-    record.content.push(content);
+    this.sent(record);
+    // Kept as a client folds chunks: adjacent plain text is one block, so that a replay
+    // (one whole upsert) shows what the chunks showed.
+    const last = record.content.at(-1);
+    if (isPlainText(last) && isPlainText(content))
+      record.content[record.content.length - 1] = { type: "text", text: last.text + content.text };
+    else record.content.push(content);
     return this.send({
       sessionUpdate: `${record.kind}_chunk`,
       messageId: record.messageId,
@@ -543,6 +583,7 @@ export class AgentSession {
 
   /** @internal */
   replaceMessage(record: MessageRecord, content: schema.ContentBlock[] | null): Promise<void> {
+    this.sent(record);
     record.content = content === null ? [] : [...content];
     return this.send({
       sessionUpdate: record.kind,
@@ -564,12 +605,18 @@ export class AgentSession {
 
   private message(kind: MessageKind, messageId = this.newId()): MessageWriter {
     const key = `${kind}:${messageId}`;
-    let item = this.items.get(key);
-    if (item?.type !== "message") {
-      item = { type: "message", record: { kind, messageId, content: [] } };
-      this.items.set(key, item);
+    let record = this.messages.get(key);
+    if (record === undefined) {
+      record = { kind, messageId, content: [] };
+      this.messages.set(key, record);
     }
-    return new MessageWriter(this, item.record);
+    return new MessageWriter(this, record);
+  }
+
+  /** Puts a message in the replay once something of it was sent (never before). */
+  private sent(record: MessageRecord): void {
+    const key = `${record.kind}:${record.messageId}`;
+    if (!this.items.has(key)) this.items.set(key, { type: "message", record });
   }
 
   private start(request: schema.PromptRequest, run: TurnHandler): schema.PromptResponse {
@@ -581,6 +628,7 @@ export class AgentSession {
       messageId,
       content: [...request.prompt],
     };
+    this.messages.set(`user_message:${messageId}`, record);
     this.items.set(`user_message:${messageId}`, { type: "message", record });
     void this.send({ sessionUpdate: "user_message", messageId, content: request.prompt });
     void this.setState("running");
