@@ -115,7 +115,7 @@ async function pair(options: AgentSessionOptions = {}) {
   await client.initialize({ protocolVersion: 2, info: INFO });
   await client.newSession({ cwd: "/work" });
   const states = (): Record<string, unknown>[] =>
-    updates.filter((u) => u.sessionUpdate === "state_update") as Record<string, unknown>[];
+    updates.filter((u) => u.sessionUpdate === "state_update");
   const idles = (): Record<string, unknown>[] => states().filter((s) => s.state === "idle");
   return {
     agent,
@@ -185,7 +185,7 @@ describe("AgentSession: prompts", () => {
       // Its insertion comes after the idle that ended the turn before it.
       const kinds = p.updates.map((u) =>
         u.sessionUpdate === "state_update"
-          ? `${(u as { state: string }).state}`
+          ? (u as { state: string }).state
           : u.sessionUpdate === "user_message"
             ? `user:${u.messageId}`
             : u.sessionUpdate,
@@ -362,7 +362,7 @@ describe("AgentSession: permissions", () => {
       const outcome = deferred<schema.RequestPermissionResponse>();
       p.h.run = async (turn) => {
         outcome.resolve(await turn.session.requestPermission(PERMISSION));
-        return "end_turn";
+        return "end_turn" as const;
       };
       await p.client.prompt(promptOf("go"));
       await until(() => p.permissions.length === 1);
@@ -388,7 +388,7 @@ describe("AgentSession: permissions", () => {
       const outcome = deferred<schema.RequestPermissionResponse>();
       p.h.run = async (turn) => {
         outcome.resolve(await turn.session.requestPermission(PERMISSION));
-        return "end_turn";
+        return "end_turn" as const;
       };
       await p.client.prompt(promptOf("go"));
       await until(() => p.permissions.length === 1);
@@ -417,9 +417,9 @@ describe("AgentSession: permissions", () => {
             ...PERMISSION,
             subject: { type: "tool_call", toolCall: { toolCallId: "bg" } },
           })
-          .then(outcome.resolve);
+          .then((response) => outcome.resolve(response));
         await release.promise;
-        return "end_turn";
+        return "end_turn" as const;
       };
       await p.client.prompt(promptOf("go"));
       await until(() => p.permissions.length === 1);
@@ -456,7 +456,7 @@ describe("AgentSession: tool calls, terminals, background work", () => {
           await tool.update({ status: "completed" });
           await term.exit({ exitCode: 0 });
         });
-        return "end_turn";
+        return "end_turn" as const;
       };
       await p.turn("go");
       expect(p.states().map((s) => [s.state, s.background])).toEqual([
@@ -511,7 +511,9 @@ describe("AgentSession: tool calls, terminals, background work", () => {
         const t1 = await turn.session.toolCall({
           toolCallId: "t1",
           status: "in_progress",
-          onCancel: () => void cancelled++,
+          onCancel: () => {
+            cancelled++;
+          },
         });
         await t1.runInBackground();
         await turn.session.toolCall({ toolCallId: "plain", status: "in_progress" });
@@ -527,7 +529,7 @@ describe("AgentSession: tool calls, terminals, background work", () => {
           onCancel: () => undefined,
         });
         await withdrawn.update({ capabilities: null });
-        return "end_turn";
+        return "end_turn" as const;
       };
       await p.turn("go");
       const before = p.updates.length;
@@ -569,7 +571,7 @@ describe("AgentSession: tool calls, terminals, background work", () => {
           onCancel: () => undefined,
         });
         await exited.exit({ exitCode: 0 });
-        return "end_turn";
+        return "end_turn" as const;
       };
       await p.turn("go");
       const before = p.updates.length;
@@ -717,7 +719,7 @@ describe("AgentSession: resume", () => {
         await term.write("abcdef");
         const big = await turn.session.terminal({ terminalId: "term-2" });
         await big.write("x".repeat(5) + "ABCDEFGHIJ");
-        return "end_turn";
+        return "end_turn" as const;
       };
       await p.turn("go");
       const before = p.updates.length;

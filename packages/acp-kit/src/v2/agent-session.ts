@@ -161,6 +161,11 @@ function errorOf(error: unknown): schema.Error {
   return { code: -32603, message: message === "" ? "Internal error" : message };
 }
 
+/** Reads `signal.aborted` afresh (it changes while awaiting). */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
 /** A text block without annotations or `_meta`. */
 function isPlainText(
   block: schema.ContentBlock | undefined,
@@ -246,6 +251,8 @@ export class AgentSession {
   private background: schema.BackgroundWork[] | undefined;
   private lastIdle: Record<string, unknown> = { stopReason: null };
   private closedFlag = false;
+  /** Aborts on close: withdraws the permission requests no turn owns. */
+  private readonly closing = new AbortController();
 
   /**
    * @param sink - Where updates and permission requests go (the v2 `AgentSideConnection`).
@@ -333,6 +340,33 @@ export class AgentSession {
   close(): void {
     this.cancel();
     this.closedFlag = true;
+    this.closing.abort(RequestError.requestCancelled());
+  }
+
+  /**
+   * Whether a permission request's `subject` is work listed as background: a listed tool
+   * call (the subject's `toolCall.toolCallId`, or a command subject's `toolCallId`) or a
+   * listed terminal (a command subject's `terminalId`).
+   */
+  isForBackgroundWork(params: Pick<schema.RequestPermissionRequest, "subject">): boolean {
+    const list = this.background;
+    const subject = params.subject as Record<string, unknown> | null | undefined;
+    if (list === undefined || subject === null || subject === undefined) return false;
+    const listed = (type: string, key: string, id: unknown): boolean =>
+      typeof id === "string" &&
+      list.some((work) => work.type === type && (work as Record<string, unknown>)[key] === id);
+    if (subject.type === "tool_call")
+      return listed(
+        "tool_call",
+        "toolCallId",
+        (subject.toolCall as { toolCallId?: unknown } | undefined)?.toolCallId,
+      );
+    if (subject.type === "command")
+      return (
+        listed("tool_call", "toolCallId", subject.toolCallId) ||
+        listed("terminal", "terminalId", subject.terminalId)
+      );
+    return false;
   }
 
   /**
@@ -420,32 +454,43 @@ export class AgentSession {
   }
 
   /**
-   * Asks the client's permission (`session/request_permission`) for the running turn: the
-   * state is `requires_action` until answered, and the request is withdrawn (answered
-   * `cancelled` by the client) if the turn is cancelled.
+   * Asks the client's permission (`session/request_permission`). For the running turn,
+   * the state is `requires_action` until answered, and the request is withdrawn
+   * (`$/cancel_request`; the answer is `cancelled`) if the turn is cancelled. A request
+   * whose `subject` is listed background work (or made outside a turn) leaves the
+   * foreground state alone and outlives `session/cancel`. {@link AgentSession.close}
+   * withdraws every pending request of the session.
    */
   async requestPermission(
     params: Omit<schema.RequestPermissionRequest, "sessionId">,
   ): Promise<schema.RequestPermissionResponse> {
+    const cancelled: schema.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
+    const request = { ...params, sessionId: this.sessionId };
     const running = this.running;
-    if (running === undefined)
-      return this.sink.requestPermission({ ...params, sessionId: this.sessionId });
+    if (running === undefined || this.isForBackgroundWork(params)) {
+      const signal = this.closing.signal;
+      if (signal.aborted) return cancelled;
+      try {
+        return await this.sink.requestPermission(request, { signal });
+      } catch (error) {
+        if (isAborted(signal)) return cancelled;
+        throw error;
+      }
+    }
+    if (running.controller.signal.aborted) return cancelled;
     running.permissions++;
     if (running.permissions === 1) await this.setState("requires_action");
     try {
-      return await this.sink.requestPermission(
-        { ...params, sessionId: this.sessionId },
-        { signal: running.controller.signal },
-      );
+      return await this.sink.requestPermission(request, { signal: running.controller.signal });
     } catch (error) {
-      if (running.controller.signal.aborted) return { outcome: { outcome: "cancelled" } };
+      if (isAborted(running.controller.signal)) return cancelled;
       throw error;
     } finally {
       running.permissions--;
       if (
         running.permissions === 0 &&
         this.running === running &&
-        !running.controller.signal.aborted
+        !isAborted(running.controller.signal)
       )
         await this.setState("running");
     }
