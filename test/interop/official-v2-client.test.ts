@@ -894,3 +894,74 @@ describe("acp-kit's v2 client side: initialize answers and early requests", () =
     expect(result).toEqual(baseline);
   });
 });
+
+describe("acp-kit's v2 client side: its own requests around initialize (differential)", () => {
+  it("refuses requests before initialize locally, holds them while it is in flight, and refuses a repeat after other requests", async () => {
+    const probe = async (start: StartClient): Promise<unknown[]> => {
+      const wire = interopWire();
+      const agent = rawAgent(wire);
+      const client = start(wire);
+      // The official client throws some refusals synchronously: read them as rejections.
+      const outcome = (p: Promise<unknown>): Promise<unknown> =>
+        p.then(
+          (value) => ({ value }),
+          (error: { code?: unknown; message?: unknown; data?: unknown }) => ({
+            code: error.code,
+            message: error.message,
+            data: error.data,
+          }),
+        );
+      try {
+        const early = await outcome(client.request("session/new", { cwd: ROOT }));
+        const sentBefore = wire.clientToAgentTap.messages.length;
+        const init = outcome(
+          client.request("initialize", { protocolVersion: 2, info: CLIENT_INFO }),
+        );
+        const request = await agent.next("initialize");
+        // Sent while initialize is in flight: it must wait for the answer.
+        const pipelined = outcome(client.request("session/new", { cwd: ROOT }));
+        await new Promise((r) => setTimeout(r, 30));
+        const sentDuring = wire.clientToAgentTap.messages.map((m) => m.method);
+        await agent.send({ jsonrpc: "2.0", id: request.id, result: INIT_RESPONSE });
+        const newSession = await agent.next("session/new");
+        await agent.send({ jsonrpc: "2.0", id: newSession.id, result: { sessionId: SESSION } });
+        const answers = [await init, await pipelined];
+        const repeat = await outcome(
+          Promise.resolve().then(() =>
+            client.request("initialize", { protocolVersion: 2, info: CLIENT_INFO }),
+          ),
+        );
+        await new Promise((r) => setTimeout(r, 10));
+        return [
+          early,
+          sentBefore,
+          sentDuring,
+          answers,
+          repeat,
+          wire.clientToAgentTap.messages.map((m) => m.method),
+        ];
+      } finally {
+        client.close();
+        agent.close();
+      }
+    };
+    const baseline = await probe(theirClient);
+    expect(baseline).toEqual([
+      {
+        code: -32600,
+        message: "Invalid request",
+        data: "ACP v2 connection must be initialized before 'session/new'",
+      },
+      0,
+      ["initialize"],
+      [{ value: INIT_RESPONSE }, { value: { sessionId: SESSION } }],
+      {
+        code: -32600,
+        message: "Invalid request",
+        data: "ACP v2 initialize must not be repeated after other requests",
+      },
+      ["initialize", "session/new"],
+    ]);
+    expect(await probe(ourClient)).toEqual(baseline);
+  });
+});
