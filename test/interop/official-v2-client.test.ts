@@ -905,11 +905,10 @@ describe("acp-kit's v2 client side: its own requests around initialize (differen
       const outcome = (p: Promise<unknown>): Promise<unknown> =>
         p.then(
           (value) => ({ value }),
-          (error: { code?: unknown; message?: unknown; data?: unknown }) => ({
-            code: error.code,
-            message: error.message,
-            data: error.data,
-          }),
+          (error: unknown) => {
+            const { code, message, data } = error as Record<string, unknown>;
+            return { code, message, data };
+          },
         );
       try {
         const early = await outcome(client.request("session/new", { cwd: ROOT }));
