@@ -710,6 +710,120 @@ describe("AgentSession: resume", () => {
     }
   });
 
+  it("replays a compaction (its status and summary as one compaction_update) where it began", async () => {
+    const p = await pair();
+    try {
+      p.h.run = async (turn) => {
+        await turn.session.agentMessage().append("before");
+        await turn.session.update({
+          sessionUpdate: "compaction_update",
+          compactionId: "c1",
+          status: "in_progress",
+        });
+        await turn.session.update({
+          sessionUpdate: "compaction_summary_chunk",
+          compactionId: "c1",
+          content: text("Sum"),
+        });
+        await turn.session.update({
+          sessionUpdate: "compaction_summary_chunk",
+          compactionId: "c1",
+          content: text("mary"),
+        });
+        await turn.session.update({
+          sessionUpdate: "compaction_update",
+          compactionId: "c1",
+          status: "completed",
+        });
+        await turn.session.agentMessage().append("after");
+        await turn.session.update({
+          sessionUpdate: "notice",
+          severity: "info",
+          title: "live only",
+        });
+        return "end_turn" as const;
+      };
+      await p.turn("go");
+      const live = transcript(p.fold());
+      const before = p.updates.length;
+      await p.client.resumeSession({
+        sessionId: SESSION,
+        cwd: "/work",
+        replayFrom: { type: "start" },
+      });
+      const replay = p.updates.slice(before);
+      expect(replay.map((u) => u.sessionUpdate)).toEqual([
+        "user_message",
+        "agent_message",
+        "compaction_update",
+        "agent_message",
+        "state_update",
+      ]);
+      expect(replay[2]).toEqual({
+        sessionUpdate: "compaction_update",
+        compactionId: "c1",
+        status: "completed",
+        summary: [text("Summary")],
+      });
+      expect(transcript(replay.reduce(reduceSessionV2, emptySessionState(SESSION)))).toEqual(live);
+      expect(p.invalid).toEqual([]);
+    } finally {
+      p.close();
+    }
+  });
+
+  it("a resume during a turn: the snapshot says running (or requires_action while a permission is asked), with the background list", async () => {
+    const p = await pair();
+    try {
+      const asked = deferred();
+      const done = deferred();
+      p.h.run = async (turn) => {
+        const tool = await turn.session.toolCall({ toolCallId: "bg", title: "serve" });
+        await tool.runInBackground();
+        await turn.session.agentMessage().append("working");
+        asked.resolve();
+        await turn.session.requestPermission(PERMISSION);
+        await done.promise;
+        return "end_turn" as const;
+      };
+      await p.client.prompt(promptOf("go"));
+      await asked.promise;
+      await until(() => p.permissions.length === 1);
+      let before = p.updates.length;
+      await p.client.resumeSession({ sessionId: SESSION, cwd: "/work" });
+      expect(p.updates.slice(before)).toEqual([
+        {
+          sessionUpdate: "state_update",
+          state: "requires_action",
+          background: [{ type: "tool_call", toolCallId: "bg" }],
+        },
+      ]);
+      p.permissions[0]!.answer({ outcome: { outcome: "selected", optionId: "ok" } });
+      await until(() => p.session.state === "running");
+      before = p.updates.length;
+      await p.client.resumeSession({
+        sessionId: SESSION,
+        cwd: "/work",
+        replayFrom: { type: "start" },
+      });
+      expect(p.updates.slice(before).map((u) => u.sessionUpdate)).toEqual([
+        "user_message",
+        "tool_call_update",
+        "agent_message",
+        "state_update",
+      ]);
+      expect(p.updates.at(-1)).toEqual({
+        sessionUpdate: "state_update",
+        state: "running",
+        background: [{ type: "tool_call", toolCallId: "bg" }],
+      });
+      done.resolve();
+      await until(() => p.idles().length === 1);
+    } finally {
+      p.close();
+    }
+  });
+
   it("replays at most maxTerminalReplayBytes of a terminal's output: its tail", async () => {
     const p = await pair({ maxTerminalReplayBytes: 10 });
     try {

@@ -116,6 +116,7 @@ type Item =
   | { type: "tool"; record: ToolRecord }
   | { type: "terminal"; record: TerminalRecord }
   | { type: "plan"; planId: string; plan: schema.PlanUpdateContent }
+  | { type: "compaction"; state: Record<string, unknown> & { compactionId: string } }
   | { type: "snapshot"; update: schema.SessionUpdate };
 
 interface Held {
@@ -432,9 +433,12 @@ export class AgentSession {
 
   /**
    * Sends any other update as given (`available_commands_update`, `config_option_update`,
-   * `session_info_update`, `usage_update`, `notice`, extensions). The latest of each kind
-   * that describes the session as a whole is kept for replay, and so is each plan of a
-   * `plan_update` (at the place it first appeared) until a `plan_removed`.
+   * `session_info_update`, `usage_update`, `notice`, `compaction_*`, extensions). The
+   * latest of each kind that describes the session as a whole is kept for replay, and so
+   * is each plan of a `plan_update` (at the place it first appeared) until a
+   * `plan_removed`, and each compaction (its status and summary, as one
+   * `compaction_update` where it began). `notice`s are live only. Send messages, tool
+   * calls and terminals through their writers, which keep them for replay.
    */
   update(update: schema.SessionUpdate): Promise<void> {
     const kind = (update as { sessionUpdate: string }).sessionUpdate;
@@ -446,6 +450,8 @@ export class AgentSession {
         this.items.set(`plan:${planId}`, { type: "plan", planId, plan });
     } else if (kind === "plan_removed") {
       this.items.delete(`plan:${(update as schema.PlanRemoved).planId}`);
+    } else if (kind === "compaction_update" || kind === "compaction_summary_chunk") {
+      this.trackCompaction(update);
     } else if (SNAPSHOT_KINDS.has(kind)) {
       this.items.delete(`snapshot:${kind}`);
       this.items.set(`snapshot:${kind}`, { type: "snapshot", update });
@@ -658,6 +664,34 @@ export class AgentSession {
     return new MessageWriter(this, record);
   }
 
+  /**
+   * Keeps a compaction for replay: `compaction_update` patches it (status, summary, error,
+   * `_meta` by key), `compaction_summary_chunk` appends to its summary.
+   */
+  private trackCompaction(update: Record<string, unknown>): void {
+    const compactionId = update.compactionId;
+    if (typeof compactionId !== "string") return;
+    const key = `compaction:${compactionId}`;
+    let item = this.items.get(key);
+    if (item?.type !== "compaction") {
+      item = { type: "compaction", state: { compactionId, status: "in_progress" } };
+      this.items.set(key, item);
+    }
+    const state = item.state;
+    if (update.sessionUpdate === "compaction_summary_chunk") {
+      const summary = Array.isArray(state.summary) ? (state.summary as schema.ContentBlock[]) : [];
+      const content = update.content as schema.ContentBlock;
+      const last = summary.at(-1);
+      state.summary =
+        isPlainText(last) && isPlainText(content)
+          ? [...summary.slice(0, -1), { type: "text", text: last.text + content.text }]
+          : [...summary, content];
+      return;
+    }
+    const { sessionUpdate: _kind, ...patch } = update;
+    applyPatch(state, patch, "compactionId");
+  }
+
   /** Puts a message in the replay once something of it was sent (never before). */
   private sent(record: MessageRecord): void {
     const key = `${record.kind}:${record.messageId}`;
@@ -765,6 +799,8 @@ export class AgentSession {
       }
       case "plan":
         return { sessionUpdate: "plan_update", plan: item.plan };
+      case "compaction":
+        return { sessionUpdate: "compaction_update", ...item.state } as schema.SessionUpdate;
       case "snapshot":
         return item.update;
     }
