@@ -833,7 +833,7 @@ describe("acp-kit's v2 client side: initialize answers and early requests", () =
     }
   });
 
-  it("the agent's requests before initialize are refused -32600; during it they wait; notifications before it are dropped", async () => {
+  it("the agent's requests before initialize are refused -32600; during it they wait (notifications too); notifications before it are dropped", async () => {
     const probe = async (start: StartClient): Promise<unknown[]> => {
       const wire = interopWire();
       const agent = rawAgent(wire);
@@ -861,17 +861,24 @@ describe("acp-kit's v2 client side: initialize answers and early requests", () =
         expect(await until(() => wire.clientToAgentTap.messages.length >= 1)).toBe(true);
         const init = client.request("initialize", { protocolVersion: 2, info: CLIENT_INFO });
         const request = await agent.next("initialize");
-        // While initialize is in flight: a request that must wait for it.
+        // While initialize is in flight: a request and a notification that must wait for it.
         await agent.send({
           jsonrpc: "2.0",
           id: 2,
           method: "session/request_permission",
           params: permission,
         });
+        await agent.send({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: { sessionId: SESSION, update: { sessionUpdate: "state_update", state: "idle" } },
+        });
         await new Promise((r) => setTimeout(r, 30));
+        const deliveredDuring = client.updates.length;
         const beforeAnswer = wire.clientToAgentTap.messages.filter((m) => m.id === 2).length;
         await agent.send({ jsonrpc: "2.0", id: request.id, result: INIT_RESPONSE });
         await init;
+        await until(() => client.updates.length > 0, 500);
         expect(await until(() => wire.clientToAgentTap.messages.some((m) => m.id === 2))).toBe(
           true,
         );
@@ -880,6 +887,7 @@ describe("acp-kit's v2 client side: initialize answers and early requests", () =
           messages.find((m) => m.id === 1),
           beforeAnswer,
           messages.find((m) => m.id === 2 && !("method" in m)),
+          deliveredDuring,
           client.updates,
         ];
       } finally {
