@@ -61,7 +61,7 @@ async function connect() {
       },
       closeSession: ({ sessionId }) => {
         if (h.session!.closed) throw new RequestError(-32002, "Resource not found", { sessionId });
-        h.session!.close();
+        return h.session!.close();
       },
       prompt: (params, context) =>
         h.session!.prompt(params, (turn) => h.run(turn), context?.signal),

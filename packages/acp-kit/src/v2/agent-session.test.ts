@@ -112,6 +112,10 @@ async function pair(options: AgentSessionOptions = {}) {
     }),
     streams.client,
   );
+  const sent: Record<string, unknown>[] = [];
+  client.observe((direction, message) => {
+    if (direction === "out") sent.push(message as Record<string, unknown>);
+  });
   await client.initialize({ protocolVersion: 2, info: INFO });
   await client.newSession({ cwd: "/work" });
   const states = (): Record<string, unknown>[] =>
@@ -128,6 +132,7 @@ async function pair(options: AgentSessionOptions = {}) {
     invalid,
     permissions,
     wire,
+    sent,
     states,
     idles,
     /** Sends a prompt and waits for the idle that ends its turn. */
@@ -327,6 +332,92 @@ describe("AgentSession: prompts", () => {
         data: { sessionId: SESSION },
       });
       expect(p.session.closed).toBe(true);
+    } finally {
+      p.close();
+    }
+  });
+
+  it("close during a turn: the turn ends cancelled and background work is stopped before the answer; nothing for the session is sent after it", async () => {
+    const p = await pair();
+    try {
+      const keepWriting = deferred();
+      const stopped: string[] = [];
+      p.h.run = async (turn) => {
+        const s = turn.session;
+        const tool = await s.toolCall({
+          toolCallId: "watch",
+          status: "in_progress",
+          onCancel: () => void stopped.push("watch"),
+        });
+        await tool.runInBackground();
+        const term = await s.terminal({
+          terminalId: "server",
+          onCancel: async () => {
+            stopped.push("server");
+            await term.exit({ signal: "SIGTERM" });
+          },
+        });
+        await term.runInBackground();
+        // Ignores its signal, and goes on writing after the close.
+        await keepWriting.promise;
+        await s.agentMessage().append("too late");
+        return "end_turn" as const;
+      };
+      await p.client.prompt(promptOf("go"));
+      await until(() => p.states().length === 3);
+      expect(await p.client.closeSession({ sessionId: SESSION })).toEqual({});
+      expect(stopped).toEqual(["watch", "server"]);
+      const closeId = p.sent.find((m) => m.method === "session/close")?.id;
+      const answerAt = p.wire.findIndex((m) => !("method" in m) && m.id === closeId);
+      expect(answerAt).toBeGreaterThan(0);
+      const updatesAfter = p.wire.slice(answerAt + 1).filter((m) => m.method === "session/update");
+      expect(updatesAfter).toEqual([]);
+      const last = p.updates.slice(-5);
+      expect(last).toEqual([
+        { sessionUpdate: "tool_call_update", toolCallId: "watch", status: "cancelled" },
+        {
+          sessionUpdate: "state_update",
+          state: "running",
+          background: [{ type: "terminal", terminalId: "server" }],
+        },
+        {
+          sessionUpdate: "terminal_update",
+          terminalId: "server",
+          exitStatus: { signal: "SIGTERM" },
+        },
+        { sessionUpdate: "state_update", state: "running", background: [] },
+        { sessionUpdate: "state_update", state: "idle", stopReason: "cancelled", background: [] },
+      ]);
+      const count = p.updates.length;
+      keepWriting.resolve();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(p.updates.length).toBe(count);
+      // Closing again changes nothing.
+      await p.session.close();
+      expect(p.updates.length).toBe(count);
+    } finally {
+      p.close();
+    }
+  });
+
+  it("a resume after close attaches the session again: prompts work, the history is replayed", async () => {
+    const p = await pair();
+    try {
+      await p.turn("one");
+      await p.client.closeSession({ sessionId: SESSION });
+      expect((await rejection(p.client.prompt(promptOf("refused")))).code).toBe(-32002);
+      const before = p.updates.length;
+      await p.client.resumeSession({
+        sessionId: SESSION,
+        cwd: "/work",
+        replayFrom: { type: "start" },
+      });
+      expect(p.updates.slice(before).map((u) => u.sessionUpdate)).toEqual([
+        "user_message",
+        "state_update",
+      ]);
+      expect(p.session.closed).toBe(false);
+      expect(await p.turn("two")).toEqual({ messageId: "id-2" });
     } finally {
       p.close();
     }

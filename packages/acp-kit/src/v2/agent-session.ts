@@ -131,6 +131,8 @@ interface Held {
 interface Running {
   readonly controller: AbortController;
   permissions: number;
+  /** Set when close ended the turn: its handler's end is not reported. */
+  closed?: boolean;
 }
 
 let instances = 0;
@@ -253,7 +255,9 @@ export class AgentSession {
   private lastIdle: Record<string, unknown> = { stopReason: null };
   private closedFlag = false;
   /** Aborts on close: withdraws the permission requests no turn owns. */
-  private readonly closing = new AbortController();
+  private closing = new AbortController();
+  /** Set by close: nothing more is sent for the session (until a resume). */
+  private silenced = false;
 
   /**
    * @param sink - Where updates and permission requests go (the v2 `AgentSideConnection`).
@@ -337,11 +341,44 @@ export class AgentSession {
     this.running?.controller.abort(RequestError.requestCancelled());
   }
 
-  /** Handles `session/close`: cancels, then refuses further prompts (`-32002`). */
-  close(): void {
-    this.cancel();
+  /**
+   * Handles `session/close`; await it before answering. As v2 says: the session's work is
+   * cancelled as by `session/cancel` (held prompts `-32800`, the turn ends `cancelled`
+   * at once, whatever its handler still does), its background work is stopped too (each
+   * listed tool call's and terminal's cancel handler runs), every pending permission
+   * request is withdrawn, and once this resolves nothing more is sent for the session.
+   * Later prompts are refused `-32002` with `data: { sessionId }`, until a
+   * {@link AgentSession.resume} attaches the session again. Closing twice does nothing.
+   */
+  async close(): Promise<void> {
+    if (this.closedFlag) return;
     this.closedFlag = true;
+    const running = this.running;
+    this.cancel();
     this.closing.abort(RequestError.requestCancelled());
+    // One after the other, in the order listed: a failing handler does not stop the rest.
+    for (const work of [...(this.background ?? [])]) {
+      try {
+        if (work.type === "tool_call") {
+          const record = this.tools.get(work.toolCallId);
+          if (record?.onCancel !== undefined)
+            await this.cancelToolCall({ sessionId: this.sessionId, toolCallId: work.toolCallId });
+        } else if (work.type === "terminal") {
+          const record = this.terminals.get(work.terminalId);
+          if (record?.onCancel !== undefined && !record.exited) await record.onCancel();
+        }
+      } catch {
+        // Not cancellable any more (finished meanwhile), or its handler failed: go on.
+      }
+    }
+    if (running !== undefined && this.running === running) {
+      // The turn is over for the client now; its handler's own end is not sent.
+      running.closed = true;
+      this.running = undefined;
+      this.lastIdle = { stopReason: "cancelled" };
+      await this.setState("idle");
+    }
+    this.silenced = true;
   }
 
   /**
@@ -376,6 +413,12 @@ export class AgentSession {
    * order they began), then always a snapshot of the state. Await it before answering.
    */
   async resume(request: Pick<schema.ResumeSessionRequest, "replayFrom">): Promise<void> {
+    if (this.closedFlag) {
+      // Attached again after a close.
+      this.closedFlag = false;
+      this.silenced = false;
+      this.closing = new AbortController();
+    }
     if (request.replayFrom?.type === "start") {
       for (const item of this.items.values()) await this.send(this.replayOf(item));
     }
@@ -550,6 +593,7 @@ export class AgentSession {
 
   /** @internal */
   send(update: schema.SessionUpdate): Promise<void> {
+    if (this.silenced) return Promise.resolve();
     return settled(this.sink.sessionUpdate({ sessionId: this.sessionId, update }));
   }
 
@@ -736,6 +780,7 @@ export class AgentSession {
         : { stopReason: "error", error: errorOf(error) };
     }
     if (running.controller.signal.aborted) idle = { stopReason: "cancelled" };
+    if (running.closed === true) return;
     this.running = undefined;
     this.lastIdle = idle;
     // The idle goes out first (sends keep their order), and the next held prompt starts
