@@ -972,3 +972,75 @@ describe("acp-kit's v2 client side: its own requests around initialize (differen
     expect(await probe(ourClient)).toEqual(baseline);
   });
 });
+
+describe("acp-kit's v2 client side on malformed updates (differential)", () => {
+  it("delivers, repairs or drops each malformed update as the official client does", async () => {
+    const MALFORMED: readonly Record<string, unknown>[] = [
+      { sessionUpdate: "agent_message_chunk", content: text("no messageId") },
+      { sessionUpdate: "tool_call_update", title: "no toolCallId" },
+      { sessionUpdate: "state_update", state: "idle", stopReason: 5 },
+      { sessionUpdate: "state_update", state: "running", background: "not a list" },
+      { sessionUpdate: "state_update", state: "_paused" },
+      {
+        sessionUpdate: "plan_update",
+        plan: { type: "items", planId: "p", entries: [{ content: "x" }] },
+      },
+      { sessionUpdate: "terminal_output_chunk", terminalId: "t", data: "not base64!" },
+      { sessionUpdate: "future_kind", x: 1 },
+      { sessionUpdate: "agent_message", messageId: "m", content: [{ type: "_x_block", a: 1 }] },
+      { sessionUpdate: "usage_update", used: "many", size: 1 },
+    ];
+    const probe = async (start: StartClient): Promise<unknown[]> => {
+      const wire = interopWire();
+      const agent = rawAgent(wire);
+      const client = start(wire);
+      try {
+        const init = client.request("initialize", { protocolVersion: 2, info: CLIENT_INFO });
+        const request = await agent.next("initialize");
+        await agent.send({ jsonrpc: "2.0", id: request.id, result: INIT_RESPONSE });
+        await init;
+        for (const [i, update] of MALFORMED.entries())
+          await agent.send({
+            jsonrpc: "2.0",
+            method: "session/update",
+            params: { sessionId: SESSION, update: { ...update, _meta: { i } } },
+          });
+        // A valid last one marks the end.
+        await agent.send({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: {
+            sessionId: SESSION,
+            update: { sessionUpdate: "notice", severity: "info", title: "end" },
+          },
+        });
+        expect(
+          await until(() =>
+            client.updates.some((n) => (n.update as { title?: unknown }).title === "end"),
+          ),
+        ).toBe(true);
+        return client.updates.map((n) => n.update);
+      } finally {
+        client.close();
+        agent.close();
+      }
+    };
+    const baseline = await probe(theirClient);
+    const result = await probe(ourClient);
+    // Both drop the updates missing a required id (0, 1) or with a mistyped required
+    // field (9), and repair the rest the same way: a malformed optional part is removed
+    // (the stop reason, the background list, a malformed plan entry), unknown variants kept.
+    expect(baseline.map((u) => (u as { _meta?: { i?: number } })._meta?.i ?? "end")).toEqual([
+      2,
+      3,
+      4,
+      5,
+      6,
+      7,
+      8,
+      "end",
+    ]);
+    expect(baseline[0]).toEqual({ sessionUpdate: "state_update", state: "idle", _meta: { i: 2 } });
+    expect(result).toEqual(baseline);
+  });
+});
