@@ -24,6 +24,7 @@ import {
   RequestError,
   terminalOutputText,
   validateV2,
+  type RequestPermissionResponse,
   type SessionUpdate,
   type UpdateSessionNotification,
 } from "../../packages/acp-kit/src/v2/index.js";
@@ -262,7 +263,32 @@ function scriptedAgent(wire: InteropWire, control: Control): { close(): void } {
       let idle: Record<string, unknown> = { stopReason: "end_turn" };
       if (said === "everything") for (const u of EVERYTHING) await update(cx, u);
       else if (said.startsWith("stop:")) idle = IDLES[said.slice(5)] ?? idle;
-      else if (said === "hold") {
+      else if (said === "ask" || said === "ask-withdrawn") {
+        const withdraw = new AbortController();
+        const asked = cx.request(
+          "session/request_permission",
+          {
+            sessionId: SESSION,
+            title: "Run the tests?",
+            subject: { type: "tool_call", toolCall: { toolCallId: "t1" } },
+            options: [{ optionId: "ok", name: "OK", kind: "allow_once" }],
+          } as never,
+          { cancellationSignal: withdraw.signal },
+        );
+        if (said === "ask-withdrawn") setTimeout(() => withdraw.abort(), 20);
+        const answer = await asked.then(
+          (response) => {
+            const { outcome } = response as { outcome: { outcome: string; optionId?: string } };
+            return `${outcome.outcome}:${outcome.optionId ?? "-"}`;
+          },
+          (error: unknown) => `rejected:${String((error as { code?: unknown }).code)}`,
+        );
+        await update(cx, {
+          sessionUpdate: "agent_message",
+          messageId: `answer-${said}`,
+          content: [text(answer)],
+        });
+      } else if (said === "hold") {
         control.release = deferred();
         await control.release.promise;
         if (turnState.cancelled) idle = { stopReason: "cancelled" };
@@ -347,6 +373,7 @@ const theirClient: StartClient = (wire) => {
     .onNotification("session/update", (ctx) => {
       updates.push(ctx.params as UpdateSessionNotification);
     })
+    .onRequest("session/request_permission", (ctx) => askUser(ctx.params, ctx.signal) as never)
     .connect(theirNdJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable));
   return {
     updates,
@@ -363,6 +390,7 @@ const ourClient: StartClient = (wire) => {
       sessionUpdate: (params) => {
         updates.push(params);
       },
+      requestPermission: (params, context) => askUser(params, context?.signal),
     }),
     ndJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable, { closeOutput: true }),
   );
@@ -389,6 +417,26 @@ const ourClient: StartClient = (wire) => {
     close: () => connection.close(),
   };
 };
+
+/**
+ * The user of both clients: answers a permission request after 60 ms, or `cancelled` as
+ * soon as the agent withdraws it (`$/cancel_request` aborts the handler's signal).
+ */
+function askUser(
+  _params: unknown,
+  signal: AbortSignal | undefined,
+): Promise<RequestPermissionResponse> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(
+      () => resolve({ outcome: { outcome: "selected", optionId: "ok" } }),
+      60,
+    );
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      resolve({ outcome: { outcome: "cancelled" } });
+    });
+  });
+}
 
 const prompt = (said: string) => ({ sessionId: SESSION, prompt: [text(said)] });
 const isIdle = (n: UpdateSessionNotification): boolean =>
@@ -776,6 +824,37 @@ function rawAgent(wire: InteropWire): {
     close: () => void writer.close().catch(() => undefined),
   };
 }
+
+describe("acp-kit's v2 client side: permission requests (differential)", () => {
+  it("answers a permission request, and answers cancelled when the agent withdraws it", async () => {
+    const run = async (start: StartClient): Promise<unknown[]> => {
+      const { client, done } = await open(start);
+      try {
+        await turn(client, "ask");
+        await turn(client, "ask-withdrawn");
+        return client.updates
+          .map((n) => n.update)
+          .filter((u) => u.sessionUpdate === "agent_message");
+      } finally {
+        done();
+      }
+    };
+    const baseline = await run(theirClient);
+    expect(baseline).toEqual([
+      {
+        sessionUpdate: "agent_message",
+        messageId: "answer-ask",
+        content: [text("selected:ok")],
+      },
+      {
+        sessionUpdate: "agent_message",
+        messageId: "answer-ask-withdrawn",
+        content: [text("cancelled:-")],
+      },
+    ]);
+    expect(await run(ourClient)).toEqual(baseline);
+  });
+});
 
 describe("acp-kit's v2 client side: initialize answers and early requests", () => {
   it("a v1-shaped initialize answer rejects with -32600 and leaves the connection usable for a retry", async () => {
