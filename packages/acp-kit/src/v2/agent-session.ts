@@ -228,15 +228,22 @@ function settled(promise: Promise<void>): Promise<void> {
  * and answered once inserted (or `-32800` on cancel), tool calls are created by their
  * first `tool_call_update`, agent-owned terminals stream base64 output, plans replace by
  * id, background work appears on every state update once reported, and a resume replays
- * the session and ends with a snapshot of its state.
+ * the session and ends with a snapshot of its state. `close` ends the turn, stops the
+ * background work and sends nothing more.
  *
  * ```ts
  * const session = new AgentSession(connection, sessionId);
- * // in prompt(params):
- * return session.prompt(params, async (turn) => {
- *   await turn.session.agentMessage().append("Hello!");
- *   return "end_turn";
- * });
+ * // in prompt(params, context): pass the request's signal, so a held prompt can be withdrawn
+ * return session.prompt(
+ *   params,
+ *   async (turn) => {
+ *     await turn.session.agentMessage().append("Hello!");
+ *     return "end_turn";
+ *   },
+ *   context?.signal,
+ * );
+ * // in cancel(): session.cancel(); in closeSession(): await session.close();
+ * // in resumeSession(params): await session.resume(params);
  * ```
  */
 export class AgentSession {
