@@ -982,6 +982,37 @@ describe("acp-kit's v2 client side: initialize answers and early requests", () =
   });
 });
 
+describe("acp-kit's v2 client side: initialize through the generic request()", () => {
+  it('request("initialize") is initialize(): same checks, and it initializes the connection', async () => {
+    const wire = interopWire();
+    const agent = rawAgent(wire);
+    const connection = new ClientSideConnection(
+      () => ({ sessionUpdate: () => undefined }),
+      ndJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable, { closeOutput: true }),
+    );
+    try {
+      const v1 = caught(
+        connection.request("initialize", { protocolVersion: 2, info: CLIENT_INFO }),
+      );
+      const first = await agent.next("initialize");
+      await agent.send({ jsonrpc: "2.0", id: first.id, result: { protocolVersion: 1 } });
+      expect(await v1).toMatchObject({ code: -32600, data: { receivedProtocolVersion: 1 } });
+      const ok = connection.request("initialize", { protocolVersion: 2, info: CLIENT_INFO });
+      const second = await agent.next("initialize");
+      await agent.send({ jsonrpc: "2.0", id: second.id, result: INIT_RESPONSE });
+      expect(await ok).toEqual(INIT_RESPONSE);
+      expect(connection.initialized?.response).toEqual(INIT_RESPONSE);
+      const session = connection.request("session/new", { cwd: ROOT });
+      const newSession = await agent.next("session/new");
+      await agent.send({ jsonrpc: "2.0", id: newSession.id, result: { sessionId: SESSION } });
+      expect(await session).toEqual({ sessionId: SESSION });
+    } finally {
+      connection.close();
+      agent.close();
+    }
+  });
+});
+
 describe("acp-kit's v2 client side: its own requests around initialize (differential)", () => {
   it("refuses requests before initialize locally, holds them while it is in flight, and refuses a repeat after other requests", async () => {
     const probe = async (start: StartClient): Promise<unknown[]> => {

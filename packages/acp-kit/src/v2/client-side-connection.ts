@@ -279,6 +279,9 @@ export class ClientSideConnection {
   ): Promise<AgentRequestTypes[M]["result"]>;
   request(method: string, params?: unknown, options?: SendRequestOptions): Promise<unknown>;
   request(method: string, params?: unknown, options?: SendRequestOptions): Promise<unknown> {
+    // `initialize` by name is the same call, with the same checks and bookkeeping.
+    if (method === "initialize")
+      return this.initialize(params as schema.InitializeRequest, options);
     return this.send(method, params, options);
   }
 
