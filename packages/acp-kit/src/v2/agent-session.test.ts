@@ -594,6 +594,27 @@ describe("AgentSession: tool calls, terminals, background work", () => {
     }
   });
 
+  it("finished work is not listed as background, and listing the same work twice keeps one entry", async () => {
+    const p = await pair();
+    try {
+      p.h.run = async (turn) => {
+        const done = await turn.session.toolCall({ toolCallId: "done", status: "completed" });
+        await done.runInBackground();
+        const exited = await turn.session.terminal({ terminalId: "exited" });
+        await exited.exit({ exitCode: 0 });
+        await exited.runInBackground();
+        const live = await turn.session.toolCall({ toolCallId: "live", status: "in_progress" });
+        await live.runInBackground();
+        await live.runInBackground();
+        return "end_turn" as const;
+      };
+      await p.turn("go");
+      expect(p.idles()[0]?.background).toEqual([{ type: "tool_call", toolCallId: "live" }]);
+    } finally {
+      p.close();
+    }
+  });
+
   it("tool_call/cancel runs the cancel handler and confirms with a cancelled status; unknown, final or non-cancellable calls get -32602", async () => {
     const p = await pair();
     let cancelled = 0;

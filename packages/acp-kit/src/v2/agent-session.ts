@@ -696,6 +696,12 @@ export class AgentSession {
 
   /** @internal */
   addBackground(work: schema.BackgroundWork): Promise<void> {
+    // Finished work is not listed: v2 removes an item once its final status is reported.
+    if (work.type === "tool_call") {
+      const status = this.tools.get(work.toolCallId)?.state.status;
+      if (typeof status === "string" && FINAL_STATUSES.has(status)) return Promise.resolve();
+    } else if (work.type === "terminal" && this.terminals.get(work.terminalId)?.exited === true)
+      return Promise.resolve();
     const list = (this.background ??= []);
     const same = (other: schema.BackgroundWork): boolean =>
       other.type === work.type && JSON.stringify(other) === JSON.stringify(work);
@@ -921,7 +927,10 @@ export class ToolCallWriter {
     return this.session.appendToolContent(this.record, content);
   }
 
-  /** Lists the call as background work: it may outlive the turn. */
+  /**
+   * Lists the call as background work: it may outlive the turn, and it leaves the list
+   * when it reaches a final status. A call already final is not listed.
+   */
   runInBackground(): Promise<void> {
     return this.session.addBackground({ type: "tool_call", toolCallId: this.toolCallId });
   }
@@ -960,7 +969,10 @@ export class TerminalWriter {
     return this.session.terminalUpdate(this.record, { exitStatus: status });
   }
 
-  /** Lists the terminal as background work: it may outlive the turn. */
+  /**
+   * Lists the terminal as background work: it may outlive the turn, and it leaves the
+   * list when it exits. An exited terminal is not listed.
+   */
   runInBackground(): Promise<void> {
     return this.session.addBackground({ type: "terminal", terminalId: this.terminalId });
   }
