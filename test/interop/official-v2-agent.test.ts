@@ -154,7 +154,7 @@ const ours: AgentUnderTest = (wire) => {
           if (closed.has(sessionId))
             throw new RequestError(-32002, "Resource not found", { sessionId: SESSION });
           closed.add(sessionId);
-          session?.close();
+          return session?.close();
         },
         prompt: (params) =>
           session!.prompt(params, async (turn) => {

@@ -116,6 +116,7 @@ type Item =
   | { type: "tool"; record: ToolRecord }
   | { type: "terminal"; record: TerminalRecord }
   | { type: "plan"; planId: string; plan: schema.PlanUpdateContent }
+  | { type: "compaction"; state: Record<string, unknown> & { compactionId: string } }
   | { type: "snapshot"; update: schema.SessionUpdate };
 
 interface Held {
@@ -123,11 +124,15 @@ interface Held {
   readonly run: TurnHandler;
   readonly resolve: (response: schema.PromptResponse) => void;
   readonly reject: (error: unknown) => void;
+  /** Stops listening to the prompt request's signal. */
+  readonly dispose: () => void;
 }
 
 interface Running {
   readonly controller: AbortController;
   permissions: number;
+  /** Set when close ended the turn: its handler's end is not reported. */
+  closed?: boolean;
 }
 
 let instances = 0;
@@ -159,6 +164,56 @@ function errorOf(error: unknown): schema.Error {
   return { code: -32603, message: message === "" ? "Internal error" : message };
 }
 
+/** Reads `signal.aborted` afresh (it changes while awaiting). */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
+/** A text block without annotations or `_meta`. */
+function isPlainText(
+  block: schema.ContentBlock | undefined,
+): block is schema.ContentBlock & { type: "text"; text: string } {
+  if (block?.type !== "text") return false;
+  const { annotations, _meta } = block as { annotations?: unknown; _meta?: unknown };
+  return (
+    (annotations === undefined || annotations === null) &&
+    (_meta === undefined || _meta === null) &&
+    typeof (block as { text?: unknown }).text === "string"
+  );
+}
+
+/** True while an entity's last state advertises `capabilities.cancel`. */
+function advertisesCancel(state: Record<string, unknown>): boolean {
+  const capabilities = state.capabilities as { cancel?: unknown } | null | undefined;
+  return capabilities?.cancel !== undefined && capabilities.cancel !== null;
+}
+
+/**
+ * Applies a v2 upsert patch to the state kept for replay: a field left out stays, `null`
+ * removes it, a value replaces it; `_meta` patches by key (a `null` key is removed, and
+ * a `null` `_meta` is the same as none).
+ */
+function applyPatch(
+  state: Record<string, unknown>,
+  patch: Record<string, unknown>,
+  id: string,
+): void {
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === id || value === undefined) continue;
+    if (key === "_meta") {
+      if (value === null) continue;
+      const meta: Record<string, unknown> = { ...(state._meta as Record<string, unknown>) };
+      for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
+        if (entry === null) Reflect.deleteProperty(meta, name);
+        else meta[name] = entry;
+      }
+      if (Object.keys(meta).length === 0) Reflect.deleteProperty(state, "_meta");
+      else state._meta = meta;
+    } else if (value === null) Reflect.deleteProperty(state, key);
+    else state[key] = value;
+  }
+}
+
 /** Ignores the rejection of a send nobody awaits (the connection closed). */
 function settled(promise: Promise<void>): Promise<void> {
   promise.catch(() => undefined);
@@ -173,22 +228,32 @@ function settled(promise: Promise<void>): Promise<void> {
  * and answered once inserted (or `-32800` on cancel), tool calls are created by their
  * first `tool_call_update`, agent-owned terminals stream base64 output, plans replace by
  * id, background work appears on every state update once reported, and a resume replays
- * the session and ends with a snapshot of its state.
+ * the session and ends with a snapshot of its state. `close` ends the turn, stops the
+ * background work and sends nothing more.
  *
  * ```ts
  * const session = new AgentSession(connection, sessionId);
- * // in prompt(params):
- * return session.prompt(params, async (turn) => {
- *   await turn.session.agentMessage().append("Hello!");
- *   return "end_turn";
- * });
+ * // in prompt(params, context): pass the request's signal, so a held prompt can be withdrawn
+ * return session.prompt(
+ *   params,
+ *   async (turn) => {
+ *     await turn.session.agentMessage().append("Hello!");
+ *     return "end_turn";
+ *   },
+ *   context?.signal,
+ * );
+ * // in cancel(): session.cancel(); in closeSession(): await session.close();
+ * // in resumeSession(params): await session.resume(params);
  * ```
  */
 export class AgentSession {
   /** The foreground state, as last sent. */
   state: "idle" | "running" | "requires_action" = "idle";
   private readonly newId: () => string;
+  /** What a replay sends, in the order each part was first sent. */
   private readonly items = new Map<string, Item>();
+  /** Every message a writer was made for, sent or not yet. */
+  private readonly messages = new Map<string, MessageRecord>();
   private readonly tools = new Map<string, ToolRecord>();
   private readonly terminals = new Map<string, TerminalRecord>();
   private readonly held: Held[] = [];
@@ -196,6 +261,10 @@ export class AgentSession {
   private background: schema.BackgroundWork[] | undefined;
   private lastIdle: Record<string, unknown> = { stopReason: null };
   private closedFlag = false;
+  /** Aborts on close: withdraws the permission requests no turn owns. */
+  private closing = new AbortController();
+  /** Set by close: nothing more is sent for the session (until a resume). */
+  private silenced = false;
 
   /**
    * @param sink - Where updates and permission requests go (the v2 `AgentSideConnection`).
@@ -223,19 +292,46 @@ export class AgentSession {
   /**
    * Handles `session/prompt`: inserts the user message (echoed with its id), runs `run`
    * in the background and answers `{ messageId }` once inserted. During a turn the prompt
-   * is held (or refused, see {@link AgentSessionOptions.whileBusy}).
+   * is held (or refused, see {@link AgentSessionOptions.whileBusy}); held prompts are
+   * inserted in the order they came.
+   *
+   * @param signal - The prompt request's signal (the handler context's `signal`): when the
+   *   client withdraws a held prompt (`$/cancel_request`), it is answered `-32800` and
+   *   never inserted.
    */
-  prompt(request: schema.PromptRequest, run: TurnHandler): Promise<schema.PromptResponse> {
+  prompt(
+    request: schema.PromptRequest,
+    run: TurnHandler,
+    signal?: AbortSignal,
+  ): Promise<schema.PromptResponse> {
     if (this.closedFlag)
       return Promise.reject(
         new RequestError(-32002, "Resource not found", { sessionId: this.sessionId }),
       );
-    if (this.running !== undefined) {
+    if (signal?.aborted === true) return Promise.reject(RequestError.requestCancelled());
+    // Held prompts come first, even in the moment between two turns.
+    if (this.running !== undefined || this.held.length > 0) {
       if (this.options.whileBusy === "reject")
         return Promise.reject(
           RequestError.invalidRequest(undefined, "a turn is already running in this session"),
         );
-      return new Promise((resolve, reject) => this.held.push({ request, run, resolve, reject }));
+      return new Promise((resolve, reject) => {
+        const onAbort = (): void => {
+          const at = this.held.indexOf(held);
+          if (at < 0) return;
+          this.held.splice(at, 1);
+          reject(RequestError.requestCancelled());
+        };
+        const held: Held = {
+          request,
+          run,
+          resolve,
+          reject,
+          dispose: () => signal?.removeEventListener("abort", onAbort),
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        this.held.push(held);
+      });
     }
     return Promise.resolve(this.start(request, run));
   }
@@ -245,14 +341,77 @@ export class AgentSession {
    * permission requests are withdrawn) and answers every held prompt `-32800`.
    */
   cancel(): void {
-    for (const held of this.held.splice(0)) held.reject(RequestError.requestCancelled());
+    for (const held of this.held.splice(0)) {
+      held.dispose();
+      held.reject(RequestError.requestCancelled());
+    }
     this.running?.controller.abort(RequestError.requestCancelled());
   }
 
-  /** Handles `session/close`: cancels, then refuses further prompts (`-32002`). */
-  close(): void {
-    this.cancel();
+  /**
+   * Handles `session/close`; await it before answering. As v2 says: the session's work is
+   * cancelled as by `session/cancel` (held prompts `-32800`, the turn ends `cancelled`
+   * at once, whatever its handler still does), its background work is stopped too (each
+   * listed tool call's and terminal's cancel handler runs), every pending permission
+   * request is withdrawn, and once this resolves nothing more is sent for the session.
+   * Later prompts are refused `-32002` with `data: { sessionId }`, until a
+   * {@link AgentSession.resume} attaches the session again. Closing twice does nothing.
+   */
+  async close(): Promise<void> {
+    if (this.closedFlag) return;
     this.closedFlag = true;
+    const running = this.running;
+    this.cancel();
+    this.closing.abort(RequestError.requestCancelled());
+    // One after the other, in the order listed: a failing handler does not stop the rest.
+    for (const work of [...(this.background ?? [])]) {
+      try {
+        if (work.type === "tool_call") {
+          const record = this.tools.get(work.toolCallId);
+          if (record?.onCancel !== undefined)
+            await this.cancelToolCall({ sessionId: this.sessionId, toolCallId: work.toolCallId });
+        } else if (work.type === "terminal") {
+          const record = this.terminals.get(work.terminalId);
+          if (record?.onCancel !== undefined && !record.exited) await record.onCancel();
+        }
+      } catch {
+        // Not cancellable any more (finished meanwhile), or its handler failed: go on.
+      }
+    }
+    if (running !== undefined && this.running === running) {
+      // The turn is over for the client now; its handler's own end is not sent.
+      running.closed = true;
+      this.running = undefined;
+      this.lastIdle = { stopReason: "cancelled" };
+      await this.setState("idle");
+    }
+    this.silenced = true;
+  }
+
+  /**
+   * Whether a permission request's `subject` is work listed as background: a listed tool
+   * call (the subject's `toolCall.toolCallId`, or a command subject's `toolCallId`) or a
+   * listed terminal (a command subject's `terminalId`).
+   */
+  isForBackgroundWork(params: Pick<schema.RequestPermissionRequest, "subject">): boolean {
+    const list = this.background;
+    const subject = params.subject as Record<string, unknown> | null | undefined;
+    if (list === undefined || subject === null || subject === undefined) return false;
+    const listed = (type: string, key: string, id: unknown): boolean =>
+      typeof id === "string" &&
+      list.some((work) => work.type === type && (work as Record<string, unknown>)[key] === id);
+    if (subject.type === "tool_call")
+      return listed(
+        "tool_call",
+        "toolCallId",
+        (subject.toolCall as { toolCallId?: unknown } | undefined)?.toolCallId,
+      );
+    if (subject.type === "command")
+      return (
+        listed("tool_call", "toolCallId", subject.toolCallId) ||
+        listed("terminal", "terminalId", subject.terminalId)
+      );
+    return false;
   }
 
   /**
@@ -261,6 +420,12 @@ export class AgentSession {
    * order they began), then always a snapshot of the state. Await it before answering.
    */
   async resume(request: Pick<schema.ResumeSessionRequest, "replayFrom">): Promise<void> {
+    if (this.closedFlag) {
+      // Attached again after a close.
+      this.closedFlag = false;
+      this.silenced = false;
+      this.closing = new AbortController();
+    }
     if (request.replayFrom?.type === "start") {
       for (const item of this.items.values()) await this.send(this.replayOf(item));
     }
@@ -308,20 +473,36 @@ export class AgentSession {
 
   /** Replaces the plan `planId` (default `"plan"`) with `entries`. */
   plan(entries: schema.PlanEntry[], planId = "plan"): Promise<void> {
-    const plan: schema.PlanUpdateContent = { type: "items", planId, entries };
-    this.items.delete(`plan:${planId}`);
-    this.items.set(`plan:${planId}`, { type: "plan", planId, plan });
-    return this.send({ sessionUpdate: "plan_update", plan });
+    return this.update({ sessionUpdate: "plan_update", plan: { type: "items", planId, entries } });
+  }
+
+  /** Removes the plan `planId` (default `"plan"`): `plan_removed`; a replay leaves it out. */
+  removePlan(planId = "plan"): Promise<void> {
+    return this.update({ sessionUpdate: "plan_removed", planId });
   }
 
   /**
    * Sends any other update as given (`available_commands_update`, `config_option_update`,
-   * `session_info_update`, `usage_update`, `notice`, extensions). The latest of each kind
-   * that describes the session as a whole is kept for replay.
+   * `session_info_update`, `usage_update`, `notice`, `compaction_*`, extensions). The
+   * latest of each kind that describes the session as a whole is kept for replay, and so
+   * is each plan of a `plan_update` (at the place it first appeared) until a
+   * `plan_removed`, and each compaction (its status and summary, as one
+   * `compaction_update` where it began). `notice`s are live only. Send messages, tool
+   * calls and terminals through their writers, which keep them for replay.
    */
   update(update: schema.SessionUpdate): Promise<void> {
     const kind = (update as { sessionUpdate: string }).sessionUpdate;
-    if (SNAPSHOT_KINDS.has(kind)) {
+    if (kind === "plan_update") {
+      const plan = (update as schema.PlanUpdate).plan;
+      const planId = (plan as { planId?: unknown }).planId;
+      // Map.set keeps the place of a plan already there: the order the plans began.
+      if (typeof planId === "string")
+        this.items.set(`plan:${planId}`, { type: "plan", planId, plan });
+    } else if (kind === "plan_removed") {
+      this.items.delete(`plan:${(update as schema.PlanRemoved).planId}`);
+    } else if (kind === "compaction_update" || kind === "compaction_summary_chunk") {
+      this.trackCompaction(update);
+    } else if (SNAPSHOT_KINDS.has(kind)) {
       this.items.delete(`snapshot:${kind}`);
       this.items.set(`snapshot:${kind}`, { type: "snapshot", update });
     }
@@ -329,32 +510,43 @@ export class AgentSession {
   }
 
   /**
-   * Asks the client's permission (`session/request_permission`) for the running turn: the
-   * state is `requires_action` until answered, and the request is withdrawn (answered
-   * `cancelled` by the client) if the turn is cancelled.
+   * Asks the client's permission (`session/request_permission`). For the running turn,
+   * the state is `requires_action` until answered, and the request is withdrawn
+   * (`$/cancel_request`; the answer is `cancelled`) if the turn is cancelled. A request
+   * whose `subject` is listed background work (or made outside a turn) leaves the
+   * foreground state alone and outlives `session/cancel`. {@link AgentSession.close}
+   * withdraws every pending request of the session.
    */
   async requestPermission(
     params: Omit<schema.RequestPermissionRequest, "sessionId">,
   ): Promise<schema.RequestPermissionResponse> {
+    const cancelled: schema.RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
+    const request = { ...params, sessionId: this.sessionId };
     const running = this.running;
-    if (running === undefined)
-      return this.sink.requestPermission({ ...params, sessionId: this.sessionId });
+    if (running === undefined || this.isForBackgroundWork(params)) {
+      const signal = this.closing.signal;
+      if (signal.aborted) return cancelled;
+      try {
+        return await this.sink.requestPermission(request, { signal });
+      } catch (error) {
+        if (isAborted(signal)) return cancelled;
+        throw error;
+      }
+    }
+    if (running.controller.signal.aborted) return cancelled;
     running.permissions++;
     if (running.permissions === 1) await this.setState("requires_action");
     try {
-      return await this.sink.requestPermission(
-        { ...params, sessionId: this.sessionId },
-        { signal: running.controller.signal },
-      );
+      return await this.sink.requestPermission(request, { signal: running.controller.signal });
     } catch (error) {
-      if (running.controller.signal.aborted) return { outcome: { outcome: "cancelled" } };
+      if (isAborted(running.controller.signal)) return cancelled;
       throw error;
     } finally {
       running.permissions--;
       if (
         running.permissions === 0 &&
         this.running === running &&
-        !running.controller.signal.aborted
+        !isAborted(running.controller.signal)
       )
         await this.setState("running");
     }
@@ -372,6 +564,7 @@ export class AgentSession {
     const status = record?.state.status;
     if (
       record?.onCancel === undefined ||
+      !advertisesCancel(record.state) ||
       (typeof status === "string" && FINAL_STATUSES.has(status))
     )
       throw RequestError.invalidParams(
@@ -394,7 +587,7 @@ export class AgentSession {
     params: schema.CancelTerminalRequest,
   ): Promise<schema.CancelTerminalResponse> {
     const record = this.terminals.get(params.terminalId);
-    if (record?.onCancel === undefined || record.exited)
+    if (record?.onCancel === undefined || !advertisesCancel(record.state) || record.exited)
       throw RequestError.invalidParams(
         { terminalId: params.terminalId },
         "the terminal is unknown or not cancellable",
@@ -407,17 +600,13 @@ export class AgentSession {
 
   /** @internal */
   send(update: schema.SessionUpdate): Promise<void> {
+    if (this.silenced) return Promise.resolve();
     return settled(this.sink.sessionUpdate({ sessionId: this.sessionId, update }));
   }
 
   /** @internal */
   patchTool(record: ToolRecord, patch: Record<string, unknown>): Promise<void> {
-    for (const [key, value] of Object.entries(patch)) {
-      if (key === "toolCallId") continue;
-      if (value === undefined) continue;
-      if (value === null) Reflect.deleteProperty(record.state, key);
-      else record.state[key] = value;
-    }
+    applyPatch(record.state, patch, "toolCallId");
     const status = record.state.status;
     const id = record.state.toolCallId;
     const sent = this.send({
@@ -449,8 +638,15 @@ export class AgentSession {
     const limit = this.options.maxTerminalReplayBytes ?? 1024 * 1024;
     record.output.push(bytes);
     record.outputBytes += bytes.length;
-    while (record.outputBytes > limit && record.output.length > 1)
-      record.outputBytes -= record.output.shift()?.length ?? 0;
+    // Keep exactly the last `limit` bytes: whole chunks dropped, the oldest one cut.
+    while (record.outputBytes > limit) {
+      const oldest = record.output[0];
+      if (oldest === undefined) break;
+      const excess = record.outputBytes - limit;
+      if (oldest.length <= excess) record.output.shift();
+      else record.output[0] = oldest.subarray(excess);
+      record.outputBytes -= Math.min(oldest.length, excess);
+    }
     return this.send({
       sessionUpdate: "terminal_output_chunk",
       terminalId: record.state.terminalId,
@@ -460,11 +656,7 @@ export class AgentSession {
 
   /** @internal */
   terminalUpdate(record: TerminalRecord, patch: Record<string, unknown>): Promise<void> {
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined) continue;
-      if (value === null) Reflect.deleteProperty(record.state, key);
-      else record.state[key] = value;
-    }
+    applyPatch(record.state, patch, "terminalId");
     const id = record.state.terminalId;
     if (patch.exitStatus !== undefined && patch.exitStatus !== null) record.exited = true;
     const sent = this.send({
@@ -477,7 +669,13 @@ export class AgentSession {
 
   /** @internal */
   appendMessage(record: MessageRecord, content: schema.ContentBlock): Promise<void> {
-    record.content.push(content);
+    this.sent(record);
+    // Kept as a client folds chunks: adjacent plain text is one block, so that a replay
+    // (one whole upsert) shows what the chunks showed.
+    const last = record.content.at(-1);
+    if (isPlainText(last) && isPlainText(content))
+      record.content[record.content.length - 1] = { type: "text", text: last.text + content.text };
+    else record.content.push(content);
     return this.send({
       sessionUpdate: `${record.kind}_chunk`,
       messageId: record.messageId,
@@ -487,6 +685,7 @@ export class AgentSession {
 
   /** @internal */
   replaceMessage(record: MessageRecord, content: schema.ContentBlock[] | null): Promise<void> {
+    this.sent(record);
     record.content = content === null ? [] : [...content];
     return this.send({
       sessionUpdate: record.kind,
@@ -497,8 +696,16 @@ export class AgentSession {
 
   /** @internal */
   addBackground(work: schema.BackgroundWork): Promise<void> {
+    // Finished work is not listed: v2 removes an item once its final status is reported.
+    if (work.type === "tool_call") {
+      const status = this.tools.get(work.toolCallId)?.state.status;
+      if (typeof status === "string" && FINAL_STATUSES.has(status)) return Promise.resolve();
+    } else if (work.type === "terminal" && this.terminals.get(work.terminalId)?.exited === true)
+      return Promise.resolve();
     const list = (this.background ??= []);
-    list.push(work);
+    const same = (other: schema.BackgroundWork): boolean =>
+      other.type === work.type && JSON.stringify(other) === JSON.stringify(work);
+    if (!list.some(same)) list.push(work);
     return this.sendState();
   }
 
@@ -506,12 +713,46 @@ export class AgentSession {
 
   private message(kind: MessageKind, messageId = this.newId()): MessageWriter {
     const key = `${kind}:${messageId}`;
+    let record = this.messages.get(key);
+    if (record === undefined) {
+      record = { kind, messageId, content: [] };
+      this.messages.set(key, record);
+    }
+    return new MessageWriter(this, record);
+  }
+
+  /**
+   * Keeps a compaction for replay: `compaction_update` patches it (status, summary, error,
+   * `_meta` by key), `compaction_summary_chunk` appends to its summary.
+   */
+  private trackCompaction(update: Record<string, unknown>): void {
+    const compactionId = update.compactionId;
+    if (typeof compactionId !== "string") return;
+    const key = `compaction:${compactionId}`;
     let item = this.items.get(key);
-    if (item?.type !== "message") {
-      item = { type: "message", record: { kind, messageId, content: [] } };
+    if (item?.type !== "compaction") {
+      item = { type: "compaction", state: { compactionId, status: "in_progress" } };
       this.items.set(key, item);
     }
-    return new MessageWriter(this, item.record);
+    const state = item.state;
+    if (update.sessionUpdate === "compaction_summary_chunk") {
+      const summary = Array.isArray(state.summary) ? (state.summary as schema.ContentBlock[]) : [];
+      const content = update.content as schema.ContentBlock;
+      const last = summary.at(-1);
+      state.summary =
+        isPlainText(last) && isPlainText(content)
+          ? [...summary.slice(0, -1), { type: "text", text: last.text + content.text }]
+          : [...summary, content];
+      return;
+    }
+    const { sessionUpdate: _kind, ...patch } = update;
+    applyPatch(state, patch, "compactionId");
+  }
+
+  /** Puts a message in the replay once something of it was sent (never before). */
+  private sent(record: MessageRecord): void {
+    const key = `${record.kind}:${record.messageId}`;
+    if (!this.items.has(key)) this.items.set(key, { type: "message", record });
   }
 
   private start(request: schema.PromptRequest, run: TurnHandler): schema.PromptResponse {
@@ -523,6 +764,7 @@ export class AgentSession {
       messageId,
       content: [...request.prompt],
     };
+    this.messages.set(`user_message:${messageId}`, record);
     this.items.set(`user_message:${messageId}`, { type: "message", record });
     void this.send({ sessionUpdate: "user_message", messageId, content: request.prompt });
     void this.setState("running");
@@ -551,11 +793,18 @@ export class AgentSession {
         : { stopReason: "error", error: errorOf(error) };
     }
     if (running.controller.signal.aborted) idle = { stopReason: "cancelled" };
+    if (running.closed === true) return;
     this.running = undefined;
     this.lastIdle = idle;
-    await this.setState("idle");
+    // The idle goes out first (sends keep their order), and the next held prompt starts
+    // at once: nothing can slip in between while the idle is being written.
+    const sent = this.setState("idle");
     const next = this.held.shift();
-    if (next !== undefined) next.resolve(this.start(next.request, next.run));
+    if (next !== undefined) {
+      next.dispose();
+      next.resolve(this.start(next.request, next.run));
+    }
+    await sent;
   }
 
   private setState(state: AgentSession["state"]): Promise<void> {
@@ -608,6 +857,8 @@ export class AgentSession {
       }
       case "plan":
         return { sessionUpdate: "plan_update", plan: item.plan };
+      case "compaction":
+        return { sessionUpdate: "compaction_update", ...item.state } as schema.SessionUpdate;
       case "snapshot":
         return item.update;
     }
@@ -676,7 +927,10 @@ export class ToolCallWriter {
     return this.session.appendToolContent(this.record, content);
   }
 
-  /** Lists the call as background work: it may outlive the turn. */
+  /**
+   * Lists the call as background work: it may outlive the turn, and it leaves the list
+   * when it reaches a final status. A call already final is not listed.
+   */
   runInBackground(): Promise<void> {
     return this.session.addBackground({ type: "tool_call", toolCallId: this.toolCallId });
   }
@@ -715,7 +969,10 @@ export class TerminalWriter {
     return this.session.terminalUpdate(this.record, { exitStatus: status });
   }
 
-  /** Lists the terminal as background work: it may outlive the turn. */
+  /**
+   * Lists the terminal as background work: it may outlive the turn, and it leaves the
+   * list when it exits. An exited terminal is not listed.
+   */
   runInBackground(): Promise<void> {
     return this.session.addBackground({ type: "terminal", terminalId: this.terminalId });
   }

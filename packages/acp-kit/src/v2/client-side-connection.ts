@@ -5,7 +5,8 @@
  */
 import type { MessageObserver, SendRequestOptions } from "../jsonrpc/connection.js";
 import { RequestError } from "../jsonrpc/errors.js";
-import type { Stream } from "../base/messages.js";
+import { isPlainObject, type Stream } from "../base/messages.js";
+import type { ResultShape } from "../jsonrpc/pending.js";
 import { AcpConnectionCore, type AcpConnectionOptions } from "../peer/acp-connection.js";
 import { buildRouter } from "../peer/router.js";
 import {
@@ -14,17 +15,38 @@ import {
   type AgentRequestTypes,
 } from "../schema/v2/methods.gen.js";
 import type * as schema from "../schema/v2/types.gen.js";
+import { DEF_VALIDATORS } from "../schema/v2/validators.gen.js";
 import type { Transport } from "../transport/transport.js";
 import { CLIENT_HANDLER_NAMES, type Client } from "./agent.js";
-import { ClientInitialization, V2 } from "./initialization.js";
+import { ClientInitialization, notInitialized, V2 } from "./initialization.js";
 
 /** `-32002` (resource not found): for `session/close` and `session/delete`, already done. */
 const RESOURCE_NOT_FOUND = -32002;
 
+/** True for an answer that names a protocol version other than v2 (a v1 answer, say). */
+function otherVersion(value: unknown): boolean {
+  return (
+    isPlainObject(value) &&
+    typeof value.protocolVersion === "number" &&
+    value.protocolVersion !== V2
+  );
+}
+
+/**
+ * How the `initialize` answer is checked: an answer naming another protocol version is
+ * let through, to be refused by its version (`-32600`) rather than by its v1 shape (a
+ * v1 answer has no `info`); any other answer must be a valid v2 `InitializeResponse`.
+ */
+const INITIALIZE_RESULT: ResultShape = {
+  validate: (value, path) => otherVersion(value) || DEF_VALIDATORS.InitializeResponse(value, path),
+};
+
 /**
  * The client's end of an ACP v2 connection: routes the agent's requests to your v2
  * {@link Client} (once `initialize` succeeded; the agent's requests during it wait) and
- * sends each v2 call to the agent.
+ * sends each v2 call to the agent. Like the official client, calls made before
+ * `initialize` reject `-32600` without being sent, calls made while it is in flight are
+ * sent once it succeeded, and `initialize` cannot be repeated after another request.
  *
  * ```ts
  * import { ClientSideConnection } from "acp-kit/v2";
@@ -36,6 +58,8 @@ const RESOURCE_NOT_FOUND = -32002;
 export class ClientSideConnection {
   private readonly core: AcpConnectionCore;
   private readonly initialization: { guard?: ClientInitialization } = {};
+  /** Set once a request other than `initialize` was sent: `initialize` is final then. */
+  private otherRequestSent = false;
   private exchange:
     | { readonly request: schema.InitializeRequest; readonly response: schema.InitializeResponse }
     | undefined;
@@ -78,18 +102,29 @@ export class ClientSideConnection {
 
   /**
    * `initialize`: agrees on v2 and exchanges capabilities. An answer with another
-   * `protocolVersion` rejects with `-32600` (the connection stays open: see
-   * `negotiate()` for a client that goes on in v1).
+   * `protocolVersion` (a v1 answer too, whatever its shape) rejects with `-32600` "The v2
+   * API only supports protocol version 2"; any other answer that is not a valid v2 one
+   * rejects with a `ConnectionError("invalid_response")`. Either way the connection stays
+   * open and `initialize` may be sent again.
    */
   async initialize(
     params: schema.InitializeRequest,
     options?: SendRequestOptions,
   ): Promise<schema.InitializeResponse> {
     const guard = this.guard();
+    if (guard.phase === "initialized" && this.otherRequestSent)
+      throw RequestError.invalidRequest(
+        "ACP v2 initialize must not be repeated after other requests",
+      );
     guard.begin();
     let response: schema.InitializeResponse;
     try {
-      response = await this.core.request<schema.InitializeResponse>("initialize", params, options);
+      response = await this.core.rpc.request<schema.InitializeResponse>(
+        "initialize",
+        params,
+        options,
+        INITIALIZE_RESULT,
+      );
       if (response.protocolVersion !== V2)
         throw RequestError.invalidRequest(
           { expectedProtocolVersion: V2, receivedProtocolVersion: response.protocolVersion },
@@ -125,7 +160,7 @@ export class ClientSideConnection {
     params: schema.LoginAuthRequest,
     options?: SendRequestOptions,
   ): Promise<schema.LoginAuthResponse> {
-    return this.core.request("auth/login", params, options);
+    return this.send("auth/login", params, options);
   }
 
   /** `auth/logout`: makes the agent forget its credentials. */
@@ -133,7 +168,7 @@ export class ClientSideConnection {
     params: schema.LogoutAuthRequest = {},
     options?: SendRequestOptions,
   ): Promise<schema.LogoutAuthResponse> {
-    return this.core.request("auth/logout", params, options);
+    return this.send("auth/logout", params, options);
   }
 
   /** `session/new`: creates a session. */
@@ -141,7 +176,7 @@ export class ClientSideConnection {
     params: schema.NewSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.NewSessionResponse> {
-    return this.core.request("session/new", params, options);
+    return this.send("session/new", params, options);
   }
 
   /** `session/list`: lists sessions, one page at a time. */
@@ -149,7 +184,7 @@ export class ClientSideConnection {
     params: schema.ListSessionsRequest = {},
     options?: SendRequestOptions,
   ): Promise<schema.ListSessionsResponse> {
-    return this.core.request("session/list", params, options);
+    return this.send("session/list", params, options);
   }
 
   /**
@@ -160,7 +195,7 @@ export class ClientSideConnection {
     params: schema.ResumeSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.ResumeSessionResponse> {
-    return this.core.request("session/resume", params, options);
+    return this.send("session/resume", params, options);
   }
 
   /** `session/close`: cancels a session's work and releases it; closing twice succeeds. */
@@ -168,7 +203,7 @@ export class ClientSideConnection {
     params: schema.CloseSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.CloseSessionResponse> {
-    return alreadyDone(this.core.request("session/close", params, options));
+    return alreadyDone(this.send("session/close", params, options));
   }
 
   /** `session/delete`: forgets a session; deleting twice succeeds. */
@@ -176,7 +211,7 @@ export class ClientSideConnection {
     params: schema.DeleteSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.DeleteSessionResponse> {
-    return alreadyDone(this.core.request("session/delete", params, options));
+    return alreadyDone(this.send("session/delete", params, options));
   }
 
   /** `session/set_config_option`: changes one of the session's configuration options. */
@@ -184,7 +219,7 @@ export class ClientSideConnection {
     params: schema.SetSessionConfigOptionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.SetSessionConfigOptionResponse> {
-    return this.core.request("session/set_config_option", params, options);
+    return this.send("session/set_config_option", params, options);
   }
 
   /**
@@ -196,12 +231,12 @@ export class ClientSideConnection {
     params: schema.PromptRequest,
     options?: SendRequestOptions,
   ): Promise<schema.PromptResponse> {
-    return this.core.request("session/prompt", params, options);
+    return this.send("session/prompt", params, options);
   }
 
   /** `session/cancel`: stops the session's foreground work. */
   cancel(params: schema.CancelSessionNotification): Promise<void> {
-    return this.core.notify("session/cancel", params);
+    return this.sendNotification("session/cancel", params);
   }
 
   /** `tool_call/cancel`: stops one tool call that advertised `capabilities.cancel`. */
@@ -209,7 +244,7 @@ export class ClientSideConnection {
     params: schema.CancelToolCallRequest,
     options?: SendRequestOptions,
   ): Promise<schema.CancelToolCallResponse> {
-    return this.core.request("tool_call/cancel", params, options);
+    return this.send("tool_call/cancel", params, options);
   }
 
   /** `terminal/cancel`: stops one terminal's process that advertised `capabilities.cancel`. */
@@ -217,7 +252,7 @@ export class ClientSideConnection {
     params: schema.CancelTerminalRequest,
     options?: SendRequestOptions,
   ): Promise<schema.CancelTerminalResponse> {
-    return this.core.request("terminal/cancel", params, options);
+    return this.send("terminal/cancel", params, options);
   }
 
   /** `session/fork` (unstable). @experimental */
@@ -225,7 +260,7 @@ export class ClientSideConnection {
     params: schema.ForkSessionRequest,
     options?: SendRequestOptions,
   ): Promise<schema.ForkSessionResponse> {
-    return this.core.request("session/fork", params, options);
+    return this.send("session/fork", params, options);
   }
 
   /** `session/status` (unstable). @experimental */
@@ -233,7 +268,7 @@ export class ClientSideConnection {
     params: schema.SessionStatusRequest,
     options?: SendRequestOptions,
   ): Promise<schema.SessionStatusResponse> {
-    return this.core.request("session/status", params, options);
+    return this.send("session/status", params, options);
   }
 
   /** `auth/status` (unstable). @experimental */
@@ -241,12 +276,12 @@ export class ClientSideConnection {
     params: schema.AuthStatusRequest = {},
     options?: SendRequestOptions,
   ): Promise<schema.AuthStatusResponse> {
-    return this.core.request("auth/status", params, options);
+    return this.send("auth/status", params, options);
   }
 
   /** `mcp/message` notification to the agent (unstable). @experimental */
   unstable_messageMcp(params: schema.MessageMcpNotification): Promise<void> {
-    return this.core.notify("mcp/message", params);
+    return this.sendNotification("mcp/message", params);
   }
 
   /**
@@ -260,7 +295,10 @@ export class ClientSideConnection {
   ): Promise<AgentRequestTypes[M]["result"]>;
   request(method: string, params?: unknown, options?: SendRequestOptions): Promise<unknown>;
   request(method: string, params?: unknown, options?: SendRequestOptions): Promise<unknown> {
-    return this.core.request(method, params, options);
+    // `initialize` by name is the same call, with the same checks and bookkeeping.
+    if (method === "initialize")
+      return this.initialize(params as schema.InitializeRequest, options);
+    return this.send(method, params, options);
   }
 
   /** Sends any notification to the agent. */
@@ -270,17 +308,17 @@ export class ClientSideConnection {
   ): Promise<void>;
   notify(method: string, params?: unknown): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
-    return this.core.notify(method, params);
+    return this.sendNotification(method, params);
   }
 
   /** Sends an extension request. */
   extMethod(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.core.request(method, params);
+    return this.send(method, params);
   }
 
   /** Sends an extension notification. */
   extNotification(method: string, params: Record<string, unknown>): Promise<void> {
-    return this.core.notify(method, params);
+    return this.sendNotification(method, params);
   }
 
   /** Sees every message in and out, in order. Returns a function that stops observing. */
@@ -301,6 +339,35 @@ export class ClientSideConnection {
   /** Closes the connection: pending requests reject, running handlers are aborted. */
   close(reason?: unknown): void {
     this.core.rpc.close(reason);
+  }
+
+  /**
+   * Sends a request once the connection is initialized, as the official client does:
+   * refused `-32600` before any `initialize` (nothing is sent), held while one is in
+   * flight, sent at once after.
+   */
+  private send<T>(method: string, params: unknown, options?: SendRequestOptions): Promise<T> {
+    const waiting = this.ready(method);
+    const go = (): Promise<T> => {
+      this.otherRequestSent = true;
+      return this.core.request<T>(method, params, options);
+    };
+    return waiting === undefined ? go() : waiting.then(go);
+  }
+
+  /** Sends a notification once the connection is initialized (see `send`). */
+  private sendNotification(method: string, params: unknown): Promise<void> {
+    const waiting = this.ready(method);
+    const go = (): Promise<void> => this.core.notify(method, params);
+    return waiting === undefined ? go() : waiting.then(go);
+  }
+
+  /** `undefined` when initialized; else what to wait for (rejecting when it failed). */
+  private ready(method: string): Promise<void> | undefined {
+    const guard = this.guard();
+    if (guard.phase === "initialized") return undefined;
+    if (guard.phase === "initializing") return guard.settled().then(() => this.ready(method));
+    return Promise.reject(notInitialized(method));
   }
 
   private guard(): ClientInitialization {

@@ -219,9 +219,33 @@ class WaitingRoute implements RequestRoute {
 }
 
 /**
- * The client side's initialization state and router: the agent's requests wait for an
- * `initialize` in flight and are refused `-32600` before any; its notifications before
- * then are ignored.
+ * A notification route that waits for the client's `initialize` to settle, then is
+ * handled if it succeeded (dropped otherwise). It does not hold up later messages (the
+ * `initialize` answer among them); notifications that wait are handled in order.
+ */
+class WaitingNotificationRoute implements NotificationRoute {
+  readonly validate: NotificationRoute["validate"];
+  readonly optionalParams: boolean | undefined;
+  readonly concurrent = true;
+
+  constructor(
+    private readonly guard: ClientInitialization,
+    private readonly inner: NotificationRoute,
+  ) {
+    this.validate = inner.validate;
+    this.optionalParams = inner.optionalParams;
+  }
+
+  async handle(params: unknown): Promise<void> {
+    await this.guard.settled();
+    if (this.guard.phase === "initialized") await this.inner.handle(params);
+  }
+}
+
+/**
+ * The client side's initialization state and router: the agent's requests and
+ * notifications wait for an `initialize` in flight (then are handled if it succeeded);
+ * before any, requests are refused `-32600` and notifications ignored.
  */
 export class ClientInitialization implements Router {
   phase: Phase = "uninitialized";
@@ -250,12 +274,22 @@ export class ClientInitialization implements Router {
 
   request(method: string): RequestRoute | undefined {
     const route = this.inner.request(method);
-    if (route === undefined || this.phase === "initialized") return route;
-    if (this.phase === "initializing") return new WaitingRoute(this, route, method);
+    if (this.phase === "initialized") return route;
+    // A method without a handler too: refused -32600 before initialize, and answered only
+    // once it settled (then -32601), as the official client does.
+    if (this.phase === "initializing")
+      return new WaitingRoute(
+        this,
+        route ?? new RefusingRoute(RequestError.methodNotFound(method)),
+        method,
+      );
     return new RefusingRoute(notInitialized(method));
   }
 
   notification(method: string): NotificationRoute | undefined {
-    return this.phase === "initialized" ? this.inner.notification(method) : undefined;
+    if (this.phase === "uninitialized") return undefined;
+    const route = this.inner.notification(method);
+    if (route === undefined || this.phase === "initialized") return route;
+    return new WaitingNotificationRoute(this, route);
   }
 }
