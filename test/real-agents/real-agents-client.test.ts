@@ -4,7 +4,7 @@
  * `spawnAgent({ protocol: "auto" })` (a v1 connection bridged to v2), the CLI's
  * `prompt`, and `acp-kit bridge --as v1` in front of them for a v1 client.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -224,9 +224,10 @@ describe("acp-kit's client with the real v2 agents", () => {
 
   it(
     "claude: the CLI's prompt runs it in v2 (auto) and prints the model's text",
-    () => {
+    async () => {
       const sealed = home("claude", undefined, { ANTHROPIC_API_KEY: "sk-ant-fake-acp-kit" });
-      const result = spawnSync(
+      // Not spawnSync: the fake model answers from this process, which must keep running.
+      const proc = spawn(
         process.execPath,
         [
           cli,
@@ -239,15 +240,30 @@ describe("acp-kit's client with the real v2 agents", () => {
           process.execPath,
           agentEntry("claude"),
         ],
-        { cwd: sealed.workspace, env: sealed.env, encoding: "utf8", timeout: 120_000 },
+        { cwd: sealed.workspace, env: sealed.env, stdio: ["ignore", "pipe", "pipe"] },
       );
-      expect(result.status, result.stderr).toBe(0);
-      const events = result.stdout
+      let stdout = "";
+      let stderr = "";
+      proc.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+      proc.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) =>
+        proc.once("exit", (c) => resolve(c)),
+      );
+      expect(code, stderr).toBe(0);
+      const events = stdout
         .trim()
         .split("\n")
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(events[0]).toMatchObject({ type: "initialize", agentProtocol: 2 });
-      expect(result.stdout).toContain(FAKE_MODEL_TEXT);
+      expect(events.at(-1)).toMatchObject({ type: "stop", stopReason: "end_turn" });
+      const text = events
+        .map(
+          (event) =>
+            event.update as { sessionUpdate?: string; content?: { text?: string } } | undefined,
+        )
+        .flatMap((u) => (u?.sessionUpdate === "agent_message_chunk" ? [u.content?.text ?? ""] : []))
+        .join("");
+      expect(text).toBe(FAKE_MODEL_TEXT);
     },
     TEST_MS,
   );
