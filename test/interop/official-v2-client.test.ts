@@ -604,12 +604,13 @@ describe("acp-kit's v2 client side against the official v2 agent (differential)"
         }
       ).availableCommands,
     );
+    // The transcript names options by `id`, as v1 does (v2's `configId`).
     expect(state.configOptions).toEqual(
       (
         EVERYTHING.find((u) => u.sessionUpdate === "config_option_update") as {
-          configOptions: unknown;
+          configOptions: Record<string, unknown>[];
         }
-      ).configOptions,
+      ).configOptions.map(({ configId, ...rest }) => ({ ...rest, id: configId })),
     );
     expect(state.info).toEqual({
       title: "Testing",

@@ -278,10 +278,23 @@ export function reduceSessionV2(state: SessionState, update: V2.SessionUpdate): 
       return applyTerminalUpdate(state, update as V2.TerminalUpdate);
     case "terminal_output_chunk":
       return applyTerminalOutput(state, update as V2.TerminalOutputChunk);
+    case "config_option_update": {
+      // The transcript model names an option by `id`, as v1 does; v2 calls it `configId`.
+      const options = (update as { configOptions?: unknown }).configOptions;
+      const configOptions = Array.isArray(options)
+        ? options.map((option: Record<string, unknown>) => {
+            const { configId, ...rest } = option;
+            return configId === undefined ? option : { ...rest, id: configId };
+          })
+        : options;
+      return reduceSession(state, {
+        ...update,
+        configOptions,
+      } as unknown as Parameters<typeof reduceSession>[1]);
+    }
     case "plan_update":
     case "plan_removed":
     case "available_commands_update":
-    case "config_option_update":
     case "session_info_update":
     case "usage_update":
     case "notice":
