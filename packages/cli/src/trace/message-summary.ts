@@ -80,9 +80,53 @@ function describeUpdate(params: Json): string | undefined {
         quoted(update.title),
       );
     case "tool_call_update":
-      return join(kind, str(update.toolCallId), str(update.status), quoted(update.title));
+      return join(
+        kind,
+        str(update.toolCallId),
+        str(update.kind),
+        str(update.status),
+        quoted(update.title) ?? quoted(update.name),
+      );
     case "plan":
       return join(kind, count(update.entries, "entry", "entries"));
+    // ACP v2
+    case "user_message":
+    case "agent_message":
+    case "agent_thought": {
+      const content = update.content;
+      const blocks = Array.isArray(content) ? content : [];
+      return join(
+        kind,
+        str(update.messageId),
+        content === null ? "(cleared)" : contentText(blocks[0]),
+        blocks.length > 1 ? `+${blocks.length - 1} blocks` : undefined,
+      );
+    }
+    case "state_update":
+      return describeState(update);
+    case "tool_call_content_chunk":
+      return join(
+        kind,
+        str(update.toolCallId),
+        contentText(obj(update.content)?.content) ?? `[${str(obj(update.content)?.type) ?? "?"}]`,
+      );
+    case "terminal_update": {
+      const exit = obj(update.exitStatus);
+      return join(
+        kind,
+        str(update.terminalId),
+        quoted(update.command),
+        exit === undefined
+          ? undefined
+          : `exited ${shortJson(exit.exitCode ?? exit.signal ?? null)}`,
+      );
+    }
+    case "terminal_output_chunk":
+      return join(kind, str(update.terminalId), terminalText(update.data));
+    case "plan_update": {
+      const plan = obj(update.plan);
+      return join(kind, str(plan?.planId), count(plan?.entries, "entry", "entries"));
+    }
     case "available_commands_update":
       return join(kind, count(update.availableCommands, "command"));
     case "current_mode_update":
@@ -90,6 +134,25 @@ function describeUpdate(params: Json): string | undefined {
     default:
       return kind;
   }
+}
+
+/** A v2 `state_update`: the state, an idle's stop reason or error, the background work. */
+function describeState(update: Json): string | undefined {
+  const error = obj(update.error);
+  const background = Array.isArray(update.background) ? update.background.length : undefined;
+  return join(
+    "state_update",
+    str(update.state),
+    str(update.stopReason),
+    error === undefined ? undefined : join(shortJson(error.code), quoted(error.message)),
+    background === undefined ? undefined : `background ${background}`,
+  );
+}
+
+/** A v2 terminal's base64 output, decoded and quoted. */
+function terminalText(data: unknown): string | undefined {
+  if (typeof data !== "string") return undefined;
+  return quote(Buffer.from(data, "base64").toString("utf8"));
 }
 
 /** The params of a request or notification. */
@@ -100,12 +163,30 @@ function describeParams(method: string, params: Json): string | undefined {
     case "initialize":
       return join(
         `protocolVersion ${shortJson(params.protocolVersion)}`,
-        str(obj(params.clientInfo)?.name),
+        str(obj(params.clientInfo)?.name) ?? str(obj(params.info)?.name),
       );
+    case "auth/login":
+    case "authenticate":
+      return str(params.methodId);
+    case "session/resume":
+      return join(
+        str(params.sessionId),
+        obj(params.replayFrom) === undefined
+          ? undefined
+          : `replay from ${str(obj(params.replayFrom)?.type) ?? "?"}`,
+      );
+    case "tool_call/cancel":
+      return str(params.toolCallId);
+    case "terminal/cancel":
+      return str(params.terminalId);
     case "session/prompt":
       return Array.isArray(params.prompt) ? contentText(params.prompt[0]) : undefined;
     case "session/request_permission":
-      return join(quoted(obj(params.toolCall)?.title), count(params.options, "option"));
+      return join(
+        quoted(obj(params.toolCall)?.title) ?? quoted(params.title),
+        str(obj(params.subject)?.type),
+        count(params.options, "option"),
+      );
     case "fs/read_text_file":
     case "fs/write_text_file":
       return str(params.path);
@@ -124,7 +205,7 @@ function describeResult(method: string | undefined, result: Json): string | unde
   if (typeof result.stopReason === "string") return `stopReason: ${result.stopReason}`;
   switch (method) {
     case "initialize": {
-      const info = obj(result.agentInfo);
+      const info = obj(result.agentInfo) ?? obj(result.info);
       return join(
         `protocolVersion ${shortJson(result.protocolVersion)}`,
         str(info?.name),
@@ -133,6 +214,9 @@ function describeResult(method: string | undefined, result: Json): string | unde
     }
     case "session/new":
       return typeof result.sessionId === "string" ? `sessionId ${result.sessionId}` : undefined;
+    case "session/prompt":
+      // v2 answers a prompt with the id of the inserted message.
+      return typeof result.messageId === "string" ? `messageId ${result.messageId}` : undefined;
     case "session/request_permission": {
       const outcome = obj(result.outcome);
       return join(str(outcome?.outcome), str(outcome?.optionId));
