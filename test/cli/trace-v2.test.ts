@@ -14,7 +14,7 @@ function entry(
   return {
     index: 0,
     record: {} as TimelineEntry["record"],
-    kind: kind as TimelineEntry["kind"],
+    kind: kind,
     t: 0,
     dir: "agent→client",
     method,
