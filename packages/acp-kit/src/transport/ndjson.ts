@@ -127,6 +127,10 @@ class NdJsonTransport implements Transport {
     private readonly closeOutput: boolean,
   ) {
     this.lent = new LentWriter(output);
+    // Set at close (or on a write failure), read for every message: made mutable for V8
+    // from the start (see `Lifecycle`'s constructor in jsonrpc/).
+    this.closing = false;
+    this.failed = false;
   }
 
   /** Read through a method: `closing` changes while the read loop awaits. */
