@@ -133,6 +133,10 @@ export class JsonRpcConnection {
    * @param options - Logger and default request timeout.
    */
   constructor(stream: Stream | Transport, router: Router, options: ConnectionOptions = {}) {
+    // Changed only under backpressure or at close, read for every message: made mutable
+    // for V8 from the start (see `Lifecycle`'s constructor).
+    this.blocked = undefined;
+    this.held = [];
     this.logger = options.logger ?? silentLogger;
     this.defaultTimeoutMs = options.requestTimeoutMs;
     const check =

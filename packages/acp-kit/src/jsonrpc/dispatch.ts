@@ -134,7 +134,11 @@ export class Dispatcher {
   constructor(
     private readonly host: DispatchHost,
     private readonly router: Router,
-  ) {}
+  ) {
+    // Replaced at close, read for every answer: made mutable for V8 from the start (see
+    // `Lifecycle`'s constructor).
+    this.shadowed = [];
+  }
 
   /** Dispatches one inbound value; see {@link DispatchOutcome}. */
   dispatch(message: unknown): DispatchOutcome {

@@ -23,6 +23,9 @@ export interface InboundRequestContext {
 
 /** One inbound request from arrival to its single answer. */
 export class InboundRequest implements InboundRequestContext {
+  /** One request kept alive for V8's sake: see {@link PendingRequest.shapeKeeper}. */
+  static readonly shapeKeeper: InboundRequest = new InboundRequest(0, "");
+
   /** Set once the answer has been sent (or dropped because the connection closed). */
   answered = false;
   /** Set when the peer cancelled this request with `$/cancel_request`. */

@@ -54,6 +54,15 @@ export class Lifecycle {
   readonly closed: Promise<void> = new Promise<void>((resolve) => (this.resolveClosed = resolve));
   private closeError: ConnectionError | undefined;
 
+  constructor() {
+    // Written once more here, so that V8 treats the field as mutable from the first object
+    // on. A field not written since its initializer counts as constant to optimized code,
+    // which then depends on it: the first close anywhere in the process (which writes it)
+    // threw away the request path's optimized code (`isClosed` is read on every message),
+    // while the process's other connections were using it.
+    this.closeError = undefined;
+  }
+
   /** Aborts once the connection is closed; its `reason` is the close error. */
   get signal(): AbortSignal {
     return this.controller.signal;

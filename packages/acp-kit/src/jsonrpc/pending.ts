@@ -27,6 +27,23 @@ export interface ResultPolicy {
 
 /** One request waiting for its answer. */
 export class PendingRequest {
+  /**
+   * One request kept alive for good (never sent nor settled), so that V8 keeps this
+   * class's hidden classes. V8 drops a hidden class at a full garbage collection once no
+   * object has it, and throws away the optimized code that relied on it (`--trace-deopt`:
+   * "weak objects"). The objects a request makes live only until it is answered, so every
+   * full collection that found no request in flight threw away the optimized request
+   * path, and the next requests ran on unoptimized code until it was optimized again.
+   */
+  static readonly shapeKeeper: PendingRequest = new PendingRequest(
+    -1,
+    "",
+    () => undefined,
+    () => undefined,
+    undefined,
+    { lenient: true, logger: {} },
+  );
+
   timer: ReturnType<typeof setTimeout> | undefined;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;

@@ -127,6 +127,10 @@ class NdJsonTransport implements Transport {
     private readonly closeOutput: boolean,
   ) {
     this.lent = new LentWriter(output);
+    // Set at close (or on a write failure), read for every message: made mutable for V8
+    // from the start (see `Lifecycle`'s constructor in jsonrpc/).
+    this.closing = false;
+    this.failed = false;
   }
 
   /** Read through a method: `closing` changes while the read loop awaits. */
@@ -572,6 +576,10 @@ class NdJsonStreamImpl implements Transport {
   private readonly transport: NdJsonTransport;
   private claimed: "facade" | "transport" | undefined;
   private started = false;
+  // ES private: not among the stream's own keys, which stay what they were.
+  readonly #maxBytes: number;
+  #readable: ReadableStream<AnyMessage> | undefined;
+  #writable: WritableStream<AnyMessage> | undefined;
 
   constructor(
     output: WritableStream<Uint8Array>,
@@ -579,32 +587,41 @@ class NdJsonStreamImpl implements Transport {
     private readonly options: NdJsonStreamOptions | undefined,
   ) {
     const maxBytes = resolveMaxBytes(options?.maxMessageBytes);
-    const transport = new NdJsonTransport(
+    this.transport = new NdJsonTransport(
       output,
       input,
       maxBytes,
       options?.logger ?? silentLogger,
       options?.closeOutput === true,
     );
-    this.transport = transport;
-    let readable: ReadableStream<AnyMessage> | undefined;
-    let writable: WritableStream<AnyMessage> | undefined;
-    Object.defineProperties(this, {
-      readable: {
-        enumerable: true,
-        get: (): ReadableStream<AnyMessage> => {
-          this.claim("facade");
-          return (readable ??= readableFacade(transport, maxBytes));
-        },
-      },
-      writable: {
-        enumerable: true,
-        get: (): WritableStream<AnyMessage> => {
-          this.claim("facade");
-          return (writable ??= writableFacade(transport));
-        },
-      },
-    });
+    this.#maxBytes = maxBytes;
+    // Own enumerable accessors, with the same two getters on every stream. An accessor's
+    // functions are part of its object's hidden class in V8: getters made per stream put
+    // every stream after the first in a slow dictionary of properties, which the
+    // connection reads `claimed` and `transport` from on every send.
+    Object.defineProperties(this, FACADE_PROPERTIES);
+  }
+
+  /** The `readable` getter. */
+  static getReadable(this: unknown): ReadableStream<AnyMessage> {
+    const stream = NdJsonStreamImpl.from(this);
+    stream.claim("facade");
+    return (stream.#readable ??= readableFacade(stream.transport, stream.#maxBytes));
+  }
+
+  /** The `writable` getter. */
+  static getWritable(this: unknown): WritableStream<AnyMessage> {
+    const stream = NdJsonStreamImpl.from(this);
+    stream.claim("facade");
+    return (stream.#writable ??= writableFacade(stream.transport));
+  }
+
+  /** The stream a getter was called on: `self`, or the stream `self` inherits from. */
+  private static from(self: unknown): NdJsonStreamImpl {
+    for (let o = self; typeof o === "object" && o !== null; o = Object.getPrototypeOf(o)) {
+      if (#maxBytes in o) return o;
+    }
+    throw new TypeError("readable and writable are read from an ndJsonStream");
   }
 
   private claim(by: "facade" | "transport"): void {
@@ -633,3 +650,11 @@ class NdJsonStreamImpl implements Transport {
     return this.transport.close();
   }
 }
+
+/** The `readable` and `writable` of every {@link NdJsonStreamImpl}. */
+const FACADE_PROPERTIES: PropertyDescriptorMap = {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a getter, called with its stream
+  readable: { enumerable: true, get: NdJsonStreamImpl.getReadable },
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- a getter, called with its stream
+  writable: { enumerable: true, get: NdJsonStreamImpl.getWritable },
+};
