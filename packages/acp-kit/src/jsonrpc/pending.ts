@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RawValidator, ValueCheck } from "../base/validation.js";
+import { STRICT_CHECK, type RawValidator, type ValueCheck } from "../base/validation.js";
 import type { Logger } from "../base/logger.js";
 import { ConnectionError, RequestError } from "./errors.js";
 import { isPlainObject, type JsonRpcId } from "../base/messages.js";
@@ -41,7 +41,7 @@ export class PendingRequest {
     () => undefined,
     () => undefined,
     undefined,
-    { lenient: true, logger: {} },
+    { check: STRICT_CHECK, logger: {} },
   );
 
   timer: ReturnType<typeof setTimeout> | undefined;
