@@ -13,7 +13,8 @@
  *                                   falling back to acp-sdk-classic if unbuilt)
  *   --runs=<n>   | BENCH_RUNS       timed runs per cell process (default 3; S3: runs)
  *   --rounds=<n> | BENCH_ROUNDS     processes per cell, in rotating order (default 3)
- *   --only=S1,S3 | BENCH_ONLY       subset of S1,S2,S2c,S3,S4,import
+ *   --only=S1,S3 | BENCH_ONLY       subset of S1,S1v2,S2,S2c,S3,S4,import (S1v2: S1 as ACP v2,
+ *                                   acp-kit's v2 sides against the official v2 builders)
  *   --sizes=50000,100000            updates per S1/S4 turn (BENCH_SIZES)
  *   --chars=41,1000                 text characters per update in S1/S4 (BENCH_CHARS)
  *   --warmup=<fraction>             a warm-up run of this fraction of the size first
@@ -41,7 +42,7 @@ function option(name: string, env: string): string | undefined {
 const list = (text: string): number[] => text.split(",").map(Number);
 
 const quick = process.argv.includes("--quick");
-const only = new Set((option("only", "BENCH_ONLY") ?? "S1,S2,S2c,S3,S4,import").split(","));
+const only = new Set((option("only", "BENCH_ONLY") ?? "S1,S1v2,S2,S2c,S3,S4,import").split(","));
 const runsOption = option("runs", "BENCH_RUNS");
 /** Timed runs per cell process. */
 const RUNS = quick ? 1 : Number(runsOption ?? 3);
@@ -135,10 +136,11 @@ function runChild<T>(script: string, args: string[], env: Record<string, string>
  * order rotates, so that machine drift spreads evenly over the implementations.
  */
 async function cells(
-  scenario: "S1" | "S2" | "S2c" | "S4",
+  scenario: "S1" | "S1v2" | "S2" | "S2c" | "S4",
   kitUrl: string,
   settings: { size: number; chars?: number }[],
   inFlight?: number,
+  keys: readonly Key[] = KEYS,
 ): Promise<SettingResult[]> {
   const results: SettingResult[] = settings.map(({ size, chars }) => ({
     label: chars === undefined ? `${size}` : `${size} x ${chars} ch`,
@@ -153,7 +155,7 @@ async function cells(
   }));
   for (let round = 0; round < ROUNDS; round++) {
     for (const setting of results) {
-      for (const key of order(round).filter((k) => IMPLS.has(k))) {
+      for (const key of order(round).filter((k) => IMPLS.has(k) && keys.includes(k))) {
         const args = [
           scenario,
           key,
@@ -389,7 +391,7 @@ console.log(
     .join(" ")}`,
 );
 
-const results: Partial<Record<"S1" | "S2" | "S2c" | "S4", SettingResult[]>> & {
+const results: Partial<Record<"S1" | "S1v2" | "S2" | "S2c" | "S4", SettingResult[]>> & {
   S3?: ScenarioSamples;
 } = {};
 const rows: Row[] = [];
@@ -400,6 +402,14 @@ if (only.has("S1")) {
   results.S1 = s;
   rows.push(...settingRows("S1", "msg/s", s, { rawc: 0.9, official: 5 }, true));
   rows.push(...settingRows("S1", "msg/cpu-s", s, { rawc: 0.9, official: 5 }, false, "cpu"));
+}
+if (only.has("S1v2")) {
+  // ACP v2: acp-kit's v2 sides against the official v2 builders (no raw loops: they would
+  // be the same as S1's).
+  const s = await cells("S1v2", kit.url, streamSettings, undefined, ["kit", "official"]);
+  results.S1v2 = s;
+  rows.push(...settingRows("S1v2", "msg/s", s, { official: 5 }, true));
+  rows.push(...settingRows("S1v2", "msg/cpu-s", s, { official: 5 }, false, "cpu"));
 }
 if (only.has("S2")) {
   const s = await cells("S2", kit.url, [{ size: SIZES.s2 }]);

@@ -1,11 +1,12 @@
 /**
- * One cell of the benchmark: one scenario (S1, S2, S2c or S4), one implementation, one
+ * One cell of the benchmark: one scenario (S1, S1v2, S2, S2c or S4), one implementation, one
  * size, in a fresh process: an optional warm-up, then `runs` timed runs, a full GC before
  * each. The first timed run is reported with the others: a caller that sends one burst
  * right after connecting gets that one.
  *
  * Usage: node --expose-gc --import tsx bench/scenarios/cell.ts
- *          <S1|S2|S2c|S4> <kit|official|raw|rawc> <runs> <size> <warmupSize> [inFlight]
+ *          <S1|S1v2|S2|S2c|S4> <kit|official|raw|rawc> <runs> <size> <warmupSize> [inFlight]
+ * (S1v2, ACP v2: kit and official only)
  * (env ACP_KIT_MODULE = URL of the classic-API module for "kit"; BENCH_CHUNK_CHARS = text
  * per update in S1/S4). Prints one JSON line: {@link CellSamples}.
  *
@@ -65,6 +66,17 @@ async function runner(): Promise<{
       end: () => session.close(),
       agentCpuMs: () => session.childCpuMs(),
     };
+  }
+  if (scenario === "S1v2") {
+    const v2 = await import("./v2.ts");
+    const impl =
+      key === "kit"
+        ? await v2.kitV2Impl(new URL("./v2.js", (await loadKitModule()).url).href)
+        : key === "official"
+          ? v2.officialV2Impl
+          : undefined;
+    if (impl === undefined) throw new Error(`S1v2 has no ${String(key)} implementation`);
+    return { run: (n) => impl.streaming(n), beforeRun: none, end: none };
   }
   const impl = await implFor(key);
   switch (scenario) {
