@@ -20,6 +20,10 @@ export default defineConfig({
         replacement: new URL("./packages/acp-kit/src/internal.ts", import.meta.url).pathname,
       },
       {
+        find: /^acp-kit\/v2$/,
+        replacement: new URL("./packages/acp-kit/src/v2/index.ts", import.meta.url).pathname,
+      },
+      {
         find: /^acp-kit\/testing$/,
         replacement: new URL("./packages/acp-kit/src/testing/index.ts", import.meta.url).pathname,
       },
