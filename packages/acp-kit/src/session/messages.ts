@@ -25,7 +25,7 @@ function turnFloor(state: SessionState): number {
  * yet: a user chunk arriving then is the agent echoing the prompt (agents that support
  * message ids tag accepted prompts that way), so it takes the recorded message over.
  */
-function echoTarget(state: SessionState): number {
+export function echoTarget(state: SessionState): number {
   const turn = state.turns[state.turns.length - 1];
   if (turn?.prompt == null) return -1;
   const index = turn.threadStart;

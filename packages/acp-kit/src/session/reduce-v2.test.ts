@@ -43,8 +43,8 @@ describe("reduceSessionV2", () => {
         ? `${item.role}:${item.messageId ?? "-"}:${item.content.map((b) => (b.type === "text" ? b.text : b.type)).join("|")}`
         : item.type,
     );
+    // The echo takes the prompt recorded by beginTurn over (with the agent's id): once.
     expect(summary).toEqual([
-      "user:-:hello",
       "user:u1:hello",
       "thought:t1:think",
       "agent:a1:Hi there",

@@ -10,7 +10,7 @@ import type {
   UnknownSessionUpdate,
 } from "../schema/types.gen.js";
 import type * as V2 from "../schema/v2/types.gen.js";
-import { applyChunk } from "./messages.js";
+import { applyChunk, echoTarget } from "./messages.js";
 import { applyUnknown, reduceSession } from "./reduce.js";
 import {
   threadItem,
@@ -63,6 +63,14 @@ function upsertMessage(
     // Left out: the content stays; `null` or `[]`: it is cleared; a list: it replaces.
     if (update.content === undefined) return state;
     return replaceItem(state, at, { ...found, content });
+  }
+  if (role === "user") {
+    // The echo of the prompt this client just sent (recorded by `beginTurn`): it takes the
+    // recorded message over, with the agent's id, instead of showing the prompt twice.
+    const echo = echoTarget(state);
+    const prompt = threadItem(state, echo);
+    if (prompt?.type === "message")
+      return replaceItem(state, echo, { ...prompt, messageId: id, content, origin: "agent" });
   }
   const message: ThreadMessage = {
     type: "message",
