@@ -62,9 +62,10 @@ export interface Router {
   notification(method: string): NotificationRoute | undefined;
   /**
    * When set, requests whose id is `null` are refused with this error (answered with
-   * `id: null`) instead of being handled: JSON-RPC allows a `null` id, some protocols do not.
+   * `id: null`) instead of being handled, as are ids that are not JSON-RPC ids (with this
+   * error in place of the engine's): JSON-RPC allows a `null` id, some protocols do not.
    */
-  readonly nullIdError?: RequestError | undefined;
+  readonly invalidIdError?: RequestError | undefined;
 }
 
 /** What the dispatcher needs from its connection. */
@@ -198,7 +199,8 @@ export class Dispatcher {
     if (!isJsonRpcId(id)) {
       this.answerError(
         null,
-        RequestError.invalidRequest(undefined, "the id must be a string, an integer or null"),
+        this.router.invalidIdError ??
+          RequestError.invalidRequest(undefined, "the id must be a string, an integer or null"),
       );
       return;
     }
@@ -206,8 +208,8 @@ export class Dispatcher {
       this.answerError(id, RequestError.invalidRequest(undefined, 'jsonrpc must be "2.0"'));
       return;
     }
-    if (id === null && this.router.nullIdError !== undefined) {
-      this.answerError(null, this.router.nullIdError);
+    if (id === null && this.router.invalidIdError !== undefined) {
+      this.answerError(null, this.router.invalidIdError);
       return;
     }
     const route = this.router.request(method);

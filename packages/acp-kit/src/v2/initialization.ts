@@ -132,7 +132,7 @@ class InitializeRoute implements RequestRoute {
  */
 export class AgentInitialization implements Router {
   phase: Phase = "uninitialized";
-  readonly nullIdError = NULL_ID_ERROR;
+  readonly invalidIdError = NULL_ID_ERROR;
   /** The last successful exchange. */
   exchange: { request: schema.InitializeRequest; response: schema.InitializeResponse } | undefined;
   private pending: schema.InitializeRequest | undefined;
@@ -249,7 +249,7 @@ class WaitingNotificationRoute implements NotificationRoute {
  */
 export class ClientInitialization implements Router {
   phase: Phase = "uninitialized";
-  readonly nullIdError = NULL_ID_ERROR;
+  readonly invalidIdError = NULL_ID_ERROR;
   private attempt: Promise<void> = Promise.resolve();
   private finish: (() => void) | undefined;
 
