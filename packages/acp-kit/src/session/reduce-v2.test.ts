@@ -44,11 +44,7 @@ describe("reduceSessionV2", () => {
         : item.type,
     );
     // The echo takes the prompt recorded by beginTurn over (with the agent's id): once.
-    expect(summary).toEqual([
-      "user:u1:hello",
-      "thought:t1:think",
-      "agent:a1:Hi there",
-    ]);
+    expect(summary).toEqual(["user:u1:hello", "thought:t1:think", "agent:a1:Hi there"]);
     expect(state.activity).toEqual({
       state: "idle",
       stopReason: "end_turn",

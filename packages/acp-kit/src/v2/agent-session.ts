@@ -267,6 +267,8 @@ export class AgentSession {
   private silenced = false;
 
   /**
+   * Creates the state of one session, empty and idle.
+   *
    * @param sink - Where updates and permission requests go (the v2 `AgentSideConnection`).
    * @param sessionId - The session's id.
    * @param options - Busy policy, id minting, replay limits.

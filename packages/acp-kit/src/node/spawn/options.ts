@@ -122,7 +122,9 @@ function nonNegative(
 ): number {
   if (value === undefined) return fallback;
   if (typeof value !== "number" || Number.isNaN(value) || value < 0) {
-    throw new RangeError(`spawnAgent: \`${name}\` must be ${unit} >= 0, got ${JSON.stringify(value)}`);
+    throw new RangeError(
+      `spawnAgent: \`${name}\` must be ${unit} >= 0, got ${JSON.stringify(value)}`,
+    );
   }
   return value;
 }
@@ -132,7 +134,9 @@ const STDERR_MODES: readonly AgentStderrMode[] = ["pipe", "inherit", "ignore"];
 function protocolOf(value: unknown): "auto" | 1 | 2 {
   if (value === undefined) return 1;
   if (value === "auto" || value === 1 || value === 2) return value;
-  throw new RangeError(`spawnAgent: \`protocol\` must be "auto", 1 or 2, got ${JSON.stringify(value)}`);
+  throw new RangeError(
+    `spawnAgent: \`protocol\` must be "auto", 1 or 2, got ${JSON.stringify(value)}`,
+  );
 }
 
 /** Only implements nothing: requests are answered -32601, notifications dropped. */
