@@ -13,7 +13,7 @@
  *                                   falling back to acp-sdk-classic if unbuilt)
  *   --runs=<n>   | BENCH_RUNS       timed runs per cell process (default 3; S3: runs)
  *   --rounds=<n> | BENCH_ROUNDS     processes per cell, in rotating order (default 3)
- *   --only=S1,S3 | BENCH_ONLY       subset of S1,S1v2,S2,S2c,S3,S4,import (S1v2: S1 as ACP v2,
+ *   --only=S1,S3 | BENCH_ONLY       subset of S1,S1v2,S2,S2c,S3,S4,S4v2,import (S1v2, S4v2: S1, S4 as ACP v2,
  *                                   acp-kit's v2 sides against the official v2 builders)
  *   --sizes=50000,100000            updates per S1/S4 turn (BENCH_SIZES)
  *   --chars=41,1000                 text characters per update in S1/S4 (BENCH_CHARS)
@@ -136,7 +136,7 @@ function runChild<T>(script: string, args: string[], env: Record<string, string>
  * order rotates, so that machine drift spreads evenly over the implementations.
  */
 async function cells(
-  scenario: "S1" | "S1v2" | "S2" | "S2c" | "S4",
+  scenario: "S1" | "S1v2" | "S2" | "S2c" | "S4" | "S4v2",
   kitUrl: string,
   settings: { size: number; chars?: number }[],
   inFlight?: number,
@@ -391,7 +391,7 @@ console.log(
     .join(" ")}`,
 );
 
-const results: Partial<Record<"S1" | "S1v2" | "S2" | "S2c" | "S4", SettingResult[]>> & {
+const results: Partial<Record<"S1" | "S1v2" | "S2" | "S2c" | "S4" | "S4v2", SettingResult[]>> & {
   S3?: ScenarioSamples;
 } = {};
 const rows: Row[] = [];
@@ -466,6 +466,12 @@ if (only.has("S4")) {
   results.S4 = s;
   rows.push(...settingRows("S4", "msg/s", s, { rawc: 0.9, official: 5 }, true));
   rows.push(...settingRows("S4", "msg/cpu-s", s, { rawc: 0.9, official: 5 }, false, "cpu"));
+}
+if (only.has("S4v2")) {
+  const s = await cells("S4v2", kit.url, streamSettings, undefined, ["kit", "official"]);
+  results.S4v2 = s;
+  rows.push(...settingRows("S4v2", "msg/s", s, { official: 5 }, true));
+  rows.push(...settingRows("S4v2", "msg/cpu-s", s, { official: 5 }, false, "cpu"));
 }
 
 let cold: Record<string, ColdImport | string> | undefined;

@@ -5,8 +5,8 @@
  * right after connecting gets that one.
  *
  * Usage: node --expose-gc --import tsx bench/scenarios/cell.ts
- *          <S1|S1v2|S2|S2c|S4> <kit|official|raw|rawc> <runs> <size> <warmupSize> [inFlight]
- * (S1v2, ACP v2: kit and official only)
+ *          <S1|S1v2|S2|S2c|S4|S4v2> <kit|official|raw|rawc> <runs> <size> <warmupSize> [inFlight]
+ * (S1v2 and S4v2, ACP v2: kit and official only)
  * (env ACP_KIT_MODULE = URL of the classic-API module for "kit"; BENCH_CHUNK_CHARS = text
  * per update in S1/S4). Prints one JSON line: {@link CellSamples}.
  *
@@ -60,6 +60,18 @@ async function runner(): Promise<{
     if (key !== "kit" && key !== "official" && key !== "raw" && key !== "rawc")
       throw new Error(`unknown implementation ${String(key)}`);
     const session = await startStdioSession(key, await loadKitModule());
+    return {
+      run: (n) => session.prompt(n),
+      beforeRun: () => session.childGc(),
+      end: () => session.close(),
+      agentCpuMs: () => session.childCpuMs(),
+    };
+  }
+  if (scenario === "S4v2") {
+    const { startStdioV2Session } = await import("./stdio-v2.ts");
+    if (key !== "kit" && key !== "official")
+      throw new Error(`S4v2 has no ${String(key)} implementation`);
+    const session = await startStdioV2Session(key, (await loadKitModule()).url);
     return {
       run: (n) => session.prompt(n),
       beforeRun: () => session.childGc(),
