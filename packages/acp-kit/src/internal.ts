@@ -22,4 +22,4 @@ export { toolCallInQuestion } from "./session/tool-calls.js";
 export { CLIENT_HANDLER_NAMES } from "./peer/client.js";
 export { EnvelopeScanner } from "./transport/envelope-scanner.js";
 export { isLoopbackHost } from "./http/server/loopback.js";
-export { jsonText, NESTED_TOO_DEEP, type JsonTextOptions } from "./jsonrpc/json-text.js";
+export { jsonText, NESTED_TOO_DEEP, type JsonTextOptions } from "./base/json-text.js";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { jsonText } from "./json-text.js";
+import { jsonText } from "../base/json-text.js";
 import { isPlainObject } from "../base/messages.js";
 
 /** A JSON-RPC error as it travels: a code, a message, maybe data. */

@@ -345,3 +345,29 @@ describe("ndJsonStream framing", () => {
     expect(() => new JsonRpcConnection(stream, echoRouter)).toThrow(/already in use/);
   });
 });
+
+describe("ndJsonStream read as a message stream", () => {
+  it("ends its readable once when the input ended and a write then fails (no throw)", async () => {
+    const input = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.close();
+      },
+    });
+    // A pipe whose writes fail without a reason, as a child's stdin can once it is killed.
+    const output = new WritableStream<Uint8Array>({
+      write() {
+        return Promise.reject(undefined);
+      },
+    });
+    const stream = ndJsonStream(output, input);
+    const reader = stream.readable.getReader();
+    expect((await reader.read()).done).toBe(true);
+    const writer = stream.writable.getWriter();
+    await writer.write({ jsonrpc: "2.0", method: "late" }).catch(() => undefined);
+    // The failed write reports the end again; before the fix that threw out of a callback
+    // ("Controller is already closed") as an uncaught exception, which fails the run.
+    await tick();
+    await tick();
+    expect((await reader.read()).done).toBe(true);
+  });
+});

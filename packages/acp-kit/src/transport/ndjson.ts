@@ -26,6 +26,7 @@ import type { EnvelopeInfo } from "./envelope-scanner.js";
 import { ErrorCodes } from "../base/error-codes.js";
 import { LentWriter } from "./lent-writer.js";
 import { LineSplitter, type OversizedLine } from "./line-splitter.js";
+import { jsonText } from "../base/json-text.js";
 import { silentLogger, type Logger } from "../base/logger.js";
 import type { AnyMessage, Stream } from "../base/messages.js";
 import type { Transport, TransportContext, TransportSink } from "./transport.js";
@@ -149,7 +150,14 @@ class NdJsonTransport implements Transport {
 
   send(message: object): void | Promise<void> {
     if (this.closing || this.failed) return;
-    const line = JSON.stringify(message) as string | undefined;
+    let line: string | undefined;
+    try {
+      line = JSON.stringify(message);
+    } catch (error) {
+      // Nested deeper than V8's own can go (it runs out of stack): written without recursion.
+      if (!(error instanceof RangeError)) throw error;
+      line = jsonText(message);
+    }
     if (line === undefined) throw new TypeError("A message must be a JSON-serialisable object");
     if (!this.writing) {
       this.writing = true;
@@ -477,10 +485,14 @@ class NdJsonTransport implements Transport {
 /** Builds the message-level readable over a transport (used when a stream is consumed directly). */
 function readableFacade(transport: NdJsonTransport, maxBytes: number): ReadableStream<AnyMessage> {
   let pullWaiter: (() => void) | undefined;
+  // The transport may report its end twice (the input ended, then a write failed): the
+  // readable ends once.
+  let ended = false;
   return new ReadableStream<AnyMessage>({
     start(controller) {
       transport.start({
         message(message) {
+          if (ended) return;
           controller.enqueue(message as AnyMessage);
           if ((controller.desiredSize ?? 1) <= 0) {
             return new Promise<void>((resolve) => (pullWaiter = resolve));
@@ -489,7 +501,7 @@ function readableFacade(transport: NdJsonTransport, maxBytes: number): ReadableS
         endOfChunk: NOOP,
         oversized({ envelope }: { envelope: EnvelopeInfo }) {
           // A dropped response still settles its request: answer it with a local error.
-          if (envelope.hasOutcome && !envelope.hasMethod && envelope.id !== undefined) {
+          if (!ended && envelope.hasOutcome && !envelope.hasMethod && envelope.id !== undefined) {
             controller.enqueue({
               jsonrpc: "2.0",
               id: envelope.id,
@@ -502,6 +514,8 @@ function readableFacade(transport: NdJsonTransport, maxBytes: number): ReadableS
           }
         },
         closed(error) {
+          if (ended) return;
+          ended = true;
           if (error === undefined) controller.close();
           else controller.error(error);
         },
@@ -513,6 +527,7 @@ function readableFacade(transport: NdJsonTransport, maxBytes: number): ReadableS
       waiter?.();
     },
     cancel() {
+      ended = true;
       // A delivery waiting for the consumer to pull would wait for ever.
       const waiter = pullWaiter;
       pullWaiter = undefined;

@@ -190,7 +190,6 @@ function StatusLine({
   const parts: string[] = [];
   const info = controller.info?.agentInfo;
   if (info != null) parts.push(`${info.title ?? info.name} ${info.version}`);
-  if (controller.protocol !== undefined) parts.push(`ACP v${controller.protocol}`);
   const title = state?.info.title;
   if (title != null && title !== "") parts.push(title);
   const mode = optionLabel(state, "mode") ?? modeLabel(state);
@@ -203,6 +202,8 @@ function StatusLine({
       usage.cost === null ? "" : ` · ${usage.cost.amount.toFixed(2)} ${usage.cost.currency}`;
     parts.push(`${tokens(usage.used)}/${tokens(usage.size)} tokens${cost}`);
   }
+  // The ACP version in use, last: the rest of the line keeps its place.
+  if (controller.protocol !== undefined) parts.push(`ACP v${controller.protocol}`);
   const busy = controller.phase === "prompting" || controller.phase === "starting";
   // One Text, so that a long line wraps as a whole instead of in two columns.
   return (
