@@ -15,6 +15,7 @@ import type { Agent, RequestContext } from "../../v2/agent.js";
 import { AgentSession, type Turn } from "../../v2/agent-session.js";
 import type { AgentSideConnection } from "../../v2/agent-side-connection.js";
 import { chooseTurn, promptText } from "../scenario/match.js";
+import { renderDeep } from "../scenario/placeholders.js";
 import type { Scenario } from "../scenario/types.js";
 import type { ScriptedAgentOptions } from "./agent.js";
 import { DEFAULT_SCRIPTED_CAPABILITIES } from "./handlers.js";
@@ -203,10 +204,30 @@ class ScriptedHandlersV2 {
     const state = this.active(params.sessionId);
     checkPrompt(params as unknown as v1.PromptRequest, this.capabilities.promptCapabilities);
     const prompt = params.prompt as v1.ContentBlock[];
-    if (chooseTurn(this.scenario.turns, prompt, state.scripted.orderedTurns) === undefined) {
+    const session = state.scripted;
+    const chosen = chooseTurn(this.scenario.turns, prompt, session.orderedTurns);
+    if (chosen === undefined) {
       throw new RequestError(ErrorCodes.INTERNAL_ERROR, "No scenario turn answers this prompt", {
         prompt: promptText(prompt),
       });
+    }
+    // A turn that starts by failing with -32000 refuses the prompt for a login: v2 says
+    // that before the message is inserted, as an error of session/prompt.
+    const first = chosen.turn.steps[0] as { fail?: { code: number } } | undefined;
+    if (first?.fail?.code === ErrorCodes.AUTH_REQUIRED && !state.agent.busy) {
+      if (chosen.ordered) session.orderedTurns += 1;
+      session.turns += 1;
+      const values = new Map(chosen.values)
+        .set("turn", String(session.turns))
+        .set("cwd", session.cwd)
+        .set("sessionId", session.sessionId);
+      const { code, message, data } = first.fail as {
+        code: number;
+        message: string;
+        data?: unknown;
+      };
+      const render = (value: unknown): unknown => renderDeep(value, (name) => values.get(name));
+      throw new RequestError(code, render(message) as string, render(data));
     }
     return state.agent.prompt(params, (turn) => this.runTurn(state, turn), context?.signal);
   }

@@ -197,14 +197,17 @@ export class V2StepRunner {
 
   /**
    * Appends a block to a message: the one `messageId` names, else the message the last
-   * chunk went to when it is of the same kind and nothing came in between in the thread,
-   * else a new one.
+   * id-less chunk went to when it is of the same kind and nothing came in between in the
+   * thread, else a new one.
    */
   async chunk(kind: MessageKind, content: v2.ContentBlock, messageId?: string): Promise<void> {
-    let writer: MessageWriter;
-    if (messageId !== undefined) writer = this.writer(kind, messageId);
-    else if (this.current?.kind === kind) writer = this.current.writer;
-    else writer = this.writer(kind);
+    if (messageId !== undefined) {
+      // An id-less chunk after it starts a new message, as v1 clients fold them.
+      this.current = undefined;
+      await this.writer(kind, messageId).append(content);
+      return;
+    }
+    const writer = this.current?.kind === kind ? this.current.writer : this.writer(kind);
     this.current = { kind, writer };
     await writer.append(content);
   }
@@ -389,7 +392,7 @@ async function runTerminal(runner: V2StepRunner, step: StepOf<"terminal">) {
     ...(step.outputByteLimit === undefined ? {} : { outputByteLimit: step.outputByteLimit }),
   };
   const session = runner.session;
-  const terminalId = `term_${++session.terminalCount}`;
+  const terminalId = `term-${++session.terminalCount}`;
   const terminal = await runner.agent.terminal({
     terminalId,
     command: [command.command, ...command.args].join(" "),
