@@ -9,7 +9,6 @@ import { readFileSync } from "node:fs";
 import {
   client as officialClient,
   ndJsonStream as theirNdJsonStream,
-  type RequestPermissionRequest,
 } from "@agentclientprotocol/sdk/experimental/v2";
 import { describe, expect, it } from "vitest";
 import { emptySessionState } from "../../packages/acp-kit/src/session/state.js";
