@@ -172,6 +172,11 @@ export function v2PlainUpdate(update: v1.SessionUpdate): v2.SessionUpdate {
     case "notice":
     case "compaction_update":
     case "compaction_summary_chunk":
+    case "plan_update": // this and the next: v1's unstable kinds, the same in v2
+    case "plan_removed":
+    case "subagent_update":
+    case "session_message":
+    case "session_message_chunk":
       return json as v2.SessionUpdate;
     default:
       throw noV2Equivalent(`the "${kind}" session update`);
