@@ -111,11 +111,7 @@ async function official(scenario: unknown, prompts: readonly string[], options: 
     for (const message of wire.clientToAgentTap.messages) checker.fromClient(message);
     for (const message of wire.agentToClientTap.messages) checker.fromAgent(message);
     let state = emptySessionState(session.sessionId);
-    for (const message of wire.agentToClientTap.withMethod("session/update")) {
-      const params = message.params as { update: SessionUpdate };
-      state = reduceSessionV2(state, params.update);
-    }
-    // The session's setup answer carries its config options and commands.
+    // The session's setup answer (it comes first) carries its config options.
     const created = wire.agentToClientTap.messages.find(
       (m) => (m.result as { sessionId?: unknown } | undefined)?.sessionId === session.sessionId,
     );
@@ -125,6 +121,10 @@ async function official(scenario: unknown, prompts: readonly string[], options: 
         sessionUpdate: "config_option_update",
         configOptions: setup.configOptions as never,
       });
+    for (const message of wire.agentToClientTap.withMethod("session/update")) {
+      const params = message.params as { update: SessionUpdate };
+      state = reduceSessionV2(state, params.update);
+    }
     return {
       outcomes,
       checker,
@@ -194,9 +194,79 @@ describe("the scripted agent in v2 under the official v2 client (real byte pipes
   });
 
   it("the demo scenario, with the agent's own files and terminal", async () => {
-    await compare(demoScenario(), ["hello", "/explain README.md", "next"], {
+    await compare(demoScenario(), ["hello", "/explain README.md", "code mode", "next"], {
       files: { [`${CWD}/README.md`]: "# Project\n" },
       terminal: { output: "v20.0.0\n", exitCode: 0 },
     });
+  });
+
+  it("session/cancel ends a waitForCancel turn idle cancelled after its steps; permission shows requires_action", async () => {
+    const wire = interopWire();
+    const server = runScriptedAgent(
+      fixture("../cli/fixtures/cli-scenario.json"),
+      ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable, {
+        closeOutput: true,
+      }),
+      { protocol: 2, delayScale: 0 },
+    );
+    const client = officialClient()
+      .onRequest("session/request_permission", () =>
+        Promise.resolve({ outcome: { outcome: "selected" as const, optionId: "reject_once" } }),
+      )
+      .connect(theirNdJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable));
+    try {
+      await client.agent.request("initialize", {
+        protocolVersion: 2,
+        info: { name: "official-v2-client", version: "1.0.0" },
+        capabilities: {},
+      });
+      const session = await client.agent.buildSession(CWD).start();
+      await session.prompt("wait");
+      const seen: string[] = [];
+      for (;;) {
+        const message = await session.nextUpdate();
+        const update = message.update as { sessionUpdate: string; state?: string };
+        if (update.sessionUpdate !== "available_commands_update")
+          seen.push(
+            update.sessionUpdate === "state_update" ? String(update.state) : update.sessionUpdate,
+          );
+        if (update.sessionUpdate === "agent_message_chunk" && seen.length < 5)
+          await client.agent.notify("session/cancel", { sessionId: session.sessionId });
+        if (message.kind === "stop") {
+          expect(message.update).toMatchObject({ stopReason: "cancelled" });
+          break;
+        }
+      }
+      expect(seen).toEqual([
+        "user_message",
+        "running",
+        "agent_message_chunk",
+        "agent_message_chunk",
+        "idle",
+      ]);
+      await session.prompt("permission");
+      const states: string[] = [];
+      let text = "";
+      for (;;) {
+        const message = await session.nextUpdate();
+        const update = message.update as {
+          sessionUpdate: string;
+          state?: string;
+          content?: { text?: string };
+        };
+        if (update.sessionUpdate === "state_update") states.push(String(update.state));
+        if (update.sessionUpdate === "agent_message_chunk") text += update.content?.text ?? "";
+        if (message.kind === "stop") break;
+      }
+      expect(states).toEqual(["running", "requires_action", "running", "idle"]);
+      expect(text).toBe("REJECTED");
+      const checker = new V2Checker();
+      for (const message of wire.clientToAgentTap.messages) checker.fromClient(message);
+      for (const message of wire.agentToClientTap.messages) checker.fromAgent(message);
+      expect(checker.issues).toEqual([]);
+    } finally {
+      client.close();
+      server.close();
+    }
   });
 });

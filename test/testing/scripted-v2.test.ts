@@ -134,10 +134,14 @@ describe("the scripted agent in v2, scenario by scenario, against the v1 run", (
   });
 
   it("the demo scenario: plan, files, permission, diff, terminal (files and commands are the agent's own in v2)", async () => {
-    const { v2 } = await parity(demoScenario(), ["hello", "/explain README.md", "what now"], {
-      files: { [`${CWD}/README.md`]: "# Project\n\nA readme.\n" },
-      terminal: { output: "v20.0.0\n", exitCode: 0 },
-    });
+    const { v2 } = await parity(
+      demoScenario(),
+      ["hello", "/explain README.md", "code mode", "what now"],
+      {
+        files: { [`${CWD}/README.md`]: "# Project\n\nA readme.\n" },
+        terminal: { output: "v20.0.0\n", exitCode: 0 },
+      },
+    );
     const updates = v2.client.updatesV2(v2.sessionId);
     // The v1 diff is one change with a git patch; the terminal is the agent's own.
     const diffs = updates.flatMap((u) =>
