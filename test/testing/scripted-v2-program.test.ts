@@ -4,7 +4,7 @@
  * v2 only refuses v1 with -32022; in v2, terminal steps really run their command and
  * file steps use the local files (v2 has no client terminals or file system).
  */
-import { spawn, type ChildProcessByStdio } from "node:child_process";
+import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
 import {
   existsSync,
   mkdtempSync,
@@ -119,5 +119,19 @@ describe.skipIf(!existsSync(binary))("acp-scripted-agent --protocol (built binar
     expect(state?.thread.find((item) => item.type === "tool_call")).toMatchObject({
       content: [{ type: "terminal", terminalId: "term-1" }],
     });
+  });
+
+  it("--protocol takes 1, 2 or auto (anything else: usage error, exit 2)", () => {
+    const bad = spawnSync(process.execPath, [binary, "--protocol", "3", basic], {
+      encoding: "utf8",
+      input: "",
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--protocol needs 1, 2 or auto, got 3");
+    const good = spawnSync(process.execPath, [binary, "--protocol=auto", basic], {
+      encoding: "utf8",
+      input: "",
+    });
+    expect(good.status).toBe(0);
   });
 });

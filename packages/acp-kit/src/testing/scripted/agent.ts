@@ -36,7 +36,8 @@ export interface ScriptedAgentOptions {
   /**
    * Called with every session (declared and created) after a session is created and after
    * each prompt turn, to keep them across runs (the program's `--sessions-file`): give
-   * them back as the scenario's `sessions` next time.
+   * them back as the scenario's `sessions` next time. In v2 a session's history is what
+   * the scenario declared: what v2 turns sent is not added to it.
    */
   readonly onSessionsChange?: (sessions: ScenarioSession[]) => void;
   /**
