@@ -301,3 +301,27 @@ describe("the steps tests' scenarios in v2, against the v1 run", () => {
     });
   });
 });
+
+describe("the v2 checker itself", () => {
+  it("flags a v1-shaped update and a bad result, passes valid ones", () => {
+    const checker = new V2Checker();
+    const chunk = { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } };
+    checker.fromAgent({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s", update: chunk },
+    });
+    checker.fromAgent({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s", update: { ...chunk, messageId: "m" } },
+    });
+    checker.fromClient({ jsonrpc: "2.0", id: 1, method: "session/prompt", params: {} });
+    checker.fromAgent({ jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } });
+    checker.fromAgent({ jsonrpc: "2.0", id: 1, result: { messageId: "m" } });
+    expect(checker.checked).toBe(4);
+    expect(checker.issues).toHaveLength(2);
+    expect(checker.issues[0]).toContain("session/update");
+    expect(checker.issues[1]).toContain("session/prompt result");
+  });
+});
