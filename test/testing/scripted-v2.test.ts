@@ -247,6 +247,14 @@ const STEP_SCENARIOS: Record<string, { steps: unknown[]; options?: RunOptions }>
       { update: { sessionUpdate: "plan", entries: [] } },
     ],
   },
+  "the agent echoing the prompt (user_message_chunk), then more user chunks": {
+    steps: [
+      { update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "echo" } } },
+      { update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "ed" } } },
+      { text: "answer" },
+      { update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "later" } } },
+    ],
+  },
   "permission allow branch": {
     steps: [
       { toolCall: "Delete", kind: "delete" },

@@ -119,6 +119,8 @@ export class V2StepRunner {
   private readonly values: Map<string, string>;
   /** The message an id-less chunk continues (v1 clients join such chunks the same way). */
   private current: { kind: MessageKind; writer: MessageWriter } | undefined;
+  /** True while the prompt is the thread's last item: a user chunk then echoes it. */
+  private echoOpen = true;
 
   constructor(
     readonly turn: Turn,
@@ -201,6 +203,17 @@ export class V2StepRunner {
    * thread, else a new one.
    */
   async chunk(kind: MessageKind, content: v2.ContentBlock, messageId?: string): Promise<void> {
+    if (kind === "user_message" && this.echoOpen) {
+      // The agent echoing the prompt, as v1 agents do: in v2 the prompt's own message
+      // (its id is the prompt answer's) takes the echoed content, as a v1 client's
+      // record of the prompt does.
+      this.echoOpen = false;
+      const writer = this.agent.userMessage(this.turn.messageId);
+      this.current = messageId === undefined ? { kind, writer } : undefined;
+      await writer.replace([content]);
+      return;
+    }
+    this.echoOpen = false;
     if (messageId !== undefined) {
       // An id-less chunk after it starts a new message, as v1 clients fold them.
       this.current = undefined;
@@ -215,6 +228,7 @@ export class V2StepRunner {
   /** Something new in the thread (a tool call): the next chunk starts a new message. */
   breakMessage(): void {
     this.current = undefined;
+    this.echoOpen = false;
   }
 
   /** Reports a tool call: creates it (first update) or patches it. */
