@@ -236,6 +236,23 @@ describe("sessions in v2", () => {
     expect(close).toEqual([]);
   });
 
+  it("session/delete (advertised by sessionCapabilities.delete) forgets the session", async () => {
+    const client = connect({
+      ...declared,
+      agent: { capabilities: { sessionCapabilities: { delete: {} } } },
+    });
+    const { sessionId } = await client.newSessionV2();
+    expect(await client.agentV2.deleteSession({ sessionId: "old" })).toEqual({});
+    expect(await client.agentV2.deleteSession({ sessionId })).toEqual({});
+    expect((await client.agentV2.listSessions({})).sessions).toEqual([]);
+    await expect(client.resumeSessionV2("old", { cwd: "/old" })).rejects.toMatchObject({
+      code: -32002,
+    });
+    await expect(
+      client.resumeSessionV2("old", { cwd: "/old", replayFrom: { type: "_later" } as never }),
+    ).rejects.toMatchObject({ code: -32002 });
+  });
+
   it("holds a prompt sent during a turn and answers it once inserted; cancel ends waitForCancel cancelled", async () => {
     const scenario = {
       turns: [

@@ -136,18 +136,18 @@ class ScriptedHandlersV2 {
   async resumeSession(params: v2.ResumeSessionRequest): Promise<v2.ResumeSessionResponse> {
     this.gate();
     const session = this.store.get(params.sessionId);
-    const known = this.attached.get(session.sessionId);
-    const result = this.activate(session, params.cwd);
-    const state = this.active(session.sessionId);
-    if (params.replayFrom?.type === "start") {
-      // What the scenario declares happened before this run, then what happened since.
-      await this.replayDeclared(state);
-    } else if (params.replayFrom !== undefined && params.replayFrom !== null) {
+    const replay = params.replayFrom;
+    if (replay !== undefined && replay !== null && replay.type !== "start") {
       throw RequestError.invalidParams(
-        { replayFrom: params.replayFrom },
+        { replayFrom: replay },
         "the scripted agent replays from the start only",
       );
     }
+    const known = this.attached.get(session.sessionId);
+    const result = this.activate(session, params.cwd);
+    const state = this.active(session.sessionId);
+    // What the scenario declares happened before this run, then what happened since.
+    if (replay?.type === "start") await this.replayDeclared(state);
     await state.agent.resume(params);
     if (known === undefined) await session.ready;
     return result;
@@ -161,9 +161,9 @@ class ScriptedHandlersV2 {
   }
 
   async deleteSession(params: v2.DeleteSessionRequest): Promise<v2.DeleteSessionResponse> {
+    this.store.get(params.sessionId); // -32002 for an unknown session
     const state = this.attached.get(params.sessionId);
     if (state !== undefined) await state.agent.close();
-    this.store.get(params.sessionId);
     this.attached.delete(params.sessionId);
     this.store.delete(params.sessionId);
     this.tell();
