@@ -17,6 +17,7 @@ import {
   runScriptedAgent,
   TestClient,
   type ScriptedAgentOptions,
+  type ScriptedCommandRunner,
   type TestClientOptions,
 } from "../../packages/acp-kit/src/testing/index.js";
 import { transcript, V2Checker } from "./fixtures/v2-parity.js";
@@ -324,6 +325,54 @@ describe("sessions in v2", () => {
       ],
     });
     expect(client.textOf(sessionId)).toBe("no answer");
+  });
+});
+
+describe("agent-owned terminals and negotiation", () => {
+  it("terminal steps: output and exit as the agent's terminal; wait: false stops the command", async () => {
+    const ran: string[] = [];
+    const runCommand: ScriptedCommandRunner = (command, signal) => {
+      ran.push([command.command, ...command.args].join(" "));
+      if (signal.aborted) return Promise.reject(new Error("stopped"));
+      return Promise.resolve({ output: "ok\n", exitCode: 0 });
+    };
+    const scenario = {
+      turns: [
+        {
+          steps: [
+            { toolCall: "Run", kind: "execute" },
+            { terminal: "make", args: ["all"], saveAs: "make" },
+            { terminal: "sleep", args: ["9"], wait: false, saveAs: "sleep" },
+            { text: "${make}|${make.exitCode}|${sleep}|${sleep.exitCode}" },
+          ],
+        },
+      ],
+    };
+    const client = connect(scenario, { runCommand });
+    const { sessionId } = await client.newSessionV2();
+    expect(await client.prompt(sessionId, "go")).toEqual({ stopReason: "end_turn" });
+    expect(ran).toEqual(["make all", "sleep 9"]);
+    expect(client.textOf(sessionId)).toBe("ok\n|0||");
+    const terminals = client.state(sessionId)?.terminals ?? [];
+    expect(terminals.map((t) => [t.terminalId, t.command, t.exitStatus])).toEqual([
+      ["term-1", "make all", { exitCode: 0 }],
+      ["term-2", "sleep 9", { signal: "SIGKILL" }],
+    ]);
+  });
+
+  it('TestClient protocol "auto" falls back to v1 against a v1-only agent', async () => {
+    const pair = memoryStreamPair();
+    const server = runScriptedAgent({ turns: [{ steps: [{ text: "v1 here" }] }] }, pair.agent, {
+      delayScale: 0,
+    });
+    const client = new TestClient({ protocol: "auto" });
+    expect(await client.open(pair.client)).toBe(1);
+    expect(client.version).toBe(1);
+    const { sessionId } = await client.newSession();
+    expect(await client.prompt(sessionId, "hi")).toEqual({ stopReason: "end_turn" });
+    expect(client.textOf(sessionId)).toBe("v1 here");
+    await client.close();
+    server.close();
   });
 });
 
