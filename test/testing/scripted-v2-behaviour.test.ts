@@ -360,6 +360,28 @@ describe("agent-owned terminals and negotiation", () => {
     ]);
   });
 
+  it("a command still running when the turn is cancelled is stopped; its terminal shows the exit", async () => {
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const runCommand: ScriptedCommandRunner = (_command, signal) =>
+      new Promise((_resolve, reject) => {
+        started();
+        signal.addEventListener("abort", () => reject(new Error("killed")), { once: true });
+      });
+    const client = connect(
+      { turns: [{ steps: [{ toolCall: "Serve" }, { terminal: "server" }, { text: "never" }] }] },
+      { runCommand },
+    );
+    const { sessionId } = await client.newSessionV2();
+    const turn = client.prompt(sessionId, "go");
+    await running;
+    await client.cancel(sessionId);
+    expect(await turn).toEqual({ stopReason: "cancelled" });
+    await tick();
+    expect(client.state(sessionId)?.terminals[0]?.exitStatus).toEqual({ signal: "SIGTERM" });
+    expect(client.textOf(sessionId)).toBe("");
+  });
+
   it('TestClient protocol "auto" falls back to v1 against a v1-only agent', async () => {
     const pair = memoryStreamPair();
     const server = runScriptedAgent({ turns: [{ steps: [{ text: "v1 here" }] }] }, pair.agent, {

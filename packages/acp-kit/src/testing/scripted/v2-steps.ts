@@ -420,8 +420,10 @@ async function runTerminal(runner: V2StepRunner, step: StepOf<"terminal">) {
   runner.turn.signal.addEventListener("abort", stop, { once: true });
   if (step.wait === false) controller.abort(new Error("released without waiting"));
   try {
-    const result = await run(command, controller.signal).catch((error: unknown) => {
+    const result = await run(command, controller.signal).catch(async (error: unknown) => {
       if (step.wait === false) return { output: "", exitCode: null, signal: "SIGKILL" };
+      // Stopped by the cancellation (or failed to start): the terminal shows it ended.
+      await terminal.exit(runner.turn.signal.aborted ? { signal: "SIGTERM" } : {});
       throw error;
     });
     if (result.output !== "") await terminal.write(result.output);
