@@ -4,13 +4,17 @@
  *
  * @module
  */
+import { spawn } from "node:child_process";
 import { existsSync, renameSync, writeFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
 import { agentStdioStream } from "../../node/agent-stdio.js";
 import { demoScenario } from "../scenario/demo.js";
 import type { Scenario, ScenarioSession } from "../scenario/types.js";
 import { parseScenario, ScenarioError } from "../scenario/validate.js";
-import { runScriptedAgent } from "./agent.js";
+import { runScriptedAgent, type ScriptedAgentProtocol } from "./agent.js";
+import type { ScriptedCommandRunner, ScriptedFileSystem } from "./v2-steps.js";
+import { sliceLines } from "../test-client/files.js";
 
 /** Exit code of the program for a usage error or an invalid scenario. */
 export const SCRIPTED_AGENT_USAGE_ERROR = 2;
@@ -25,6 +29,9 @@ Options:
   --no-delays          ignore the scenario's delays
   --delay-scale <n>    multiply every delay by n (default 1)
   --sessions-file <f>  keep the sessions in this file across runs (for load and resume)
+  --protocol <p>       1 (default): ACP v1; 2: ACP v2 only; auto: both, as the client asks
+                       (in v2, terminal steps run their command and file steps use the
+                       local files: v2 has no client terminals or file system)
   --check              validate the scenario and exit (0 when valid)
   -h, --help           show this help
 `;
@@ -36,6 +43,7 @@ interface CliArguments {
   readonly check: boolean;
   readonly help: boolean;
   readonly sessionsFile?: string;
+  readonly protocol: ScriptedAgentProtocol;
 }
 
 /** The output channels of the program (stdout carries the protocol while serving). */
@@ -93,6 +101,9 @@ export async function runScriptedAgentCli(
   const connection = runScriptedAgent(scenario, agentStdioStream(), {
     delayScale: args.delayScale,
     env: process.env,
+    protocol: args.protocol,
+    runCommand: runLocalCommand,
+    fileSystem: LOCAL_FILES,
     ...(sessionsFile === undefined
       ? {}
       : { onSessionsChange: (sessions) => keepSessions(sessionsFile, sessions) }),
@@ -138,6 +149,47 @@ function keepSessions(file: string, sessions: ScenarioSession[]): void {
   renameSync(temp, file);
 }
 
+/** `terminal` steps in v2: the command really runs (stdout and stderr, interleaved). */
+const runLocalCommand: ScriptedCommandRunner = (command, signal) =>
+  new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    for (const variable of command.env) env[variable.name] = variable.value;
+    const child = spawn(command.command, [...command.args], {
+      cwd: command.cwd,
+      env,
+      signal,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const chunks: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+    child.on("error", reject);
+    child.on("close", (exitCode, exitSignal) => {
+      let output = Buffer.concat(chunks);
+      const limit = command.outputByteLimit;
+      if (limit !== undefined && output.length > limit) output = output.subarray(-limit);
+      resolve({ output: output.toString("utf8"), exitCode, signal: exitSignal });
+    });
+  });
+
+/** `readFile` and `writeFile` steps in v2: the local file system. */
+const LOCAL_FILES: ScriptedFileSystem = {
+  async readTextFile(path, options) {
+    return sliceLines(await readFile(path, "utf8"), options.line, options.limit);
+  },
+  async writeTextFile(path, content) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, content);
+  },
+};
+
+function parseProtocol(value: string | undefined): ScriptedAgentProtocol {
+  if (value === "1") return 1;
+  if (value === "2") return 2;
+  if (value === "auto") return "auto";
+  throw new Error(`--protocol needs 1, 2 or auto, got ${String(value)}`);
+}
+
 function parseArguments(argv: readonly string[]): CliArguments {
   let file: string | undefined;
   let demo = false;
@@ -145,12 +197,16 @@ function parseArguments(argv: readonly string[]): CliArguments {
   let check = false;
   let help = false;
   let sessionsFile: string | undefined;
+  let protocol: ScriptedAgentProtocol = 1;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index] ?? "";
     if (arg === "-h" || arg === "--help") help = true;
     else if (arg === "--demo") demo = true;
     else if (arg === "--check") check = true;
     else if (arg === "--no-delays") delayScale = 0;
+    else if (arg === "--protocol") protocol = parseProtocol(argv[++index]);
+    else if (arg.startsWith("--protocol="))
+      protocol = parseProtocol(arg.slice("--protocol=".length));
     else if (arg === "--sessions-file") {
       sessionsFile = argv[++index];
       if (sessionsFile === undefined) throw new Error("--sessions-file needs a file");
@@ -173,6 +229,7 @@ function parseArguments(argv: readonly string[]): CliArguments {
     delayScale,
     check,
     help,
+    protocol,
     ...(sessionsFile === undefined ? {} : { sessionsFile }),
   };
 }

@@ -9,9 +9,13 @@ import type { Stream } from "../../base/messages.js";
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";
+import { AgentSideConnection as V2AgentSideConnection } from "../../v2/agent-side-connection.js";
+import { protocolRouter, type RoutedSession } from "../../v2/protocol-router.js";
 import type { Scenario, ScenarioSession } from "../scenario/types.js";
 import { assertScenario } from "../scenario/validate.js";
 import { ScriptedHandlers } from "./handlers.js";
+import { createScriptedAgentV2 } from "./v2-agent.js";
+import type { ScriptedCommandRunner, ScriptedFileSystem } from "./v2-steps.js";
 
 export { DEFAULT_SCRIPTED_CAPABILITIES } from "./handlers.js";
 
@@ -32,9 +36,40 @@ export interface ScriptedAgentOptions {
   /**
    * Called with every session (declared and created) after a session is created and after
    * each prompt turn, to keep them across runs (the program's `--sessions-file`): give
-   * them back as the scenario's `sessions` next time.
+   * them back as the scenario's `sessions` next time. In v2 a session's history is what
+   * the scenario declared: what v2 turns sent is not added to it.
    */
   readonly onSessionsChange?: (sessions: ScenarioSession[]) => void;
+  /**
+   * Which ACP version {@link runScriptedAgent} serves: `1` (default) the classic protocol,
+   * `2` ACP v2 only (a v1 `initialize` is answered `-32022`), `"auto"` both, chosen by the
+   * client's `initialize` (through `protocolRouter`). docs/scripted-agent.md ("ACP v2")
+   * says how each step is said in v2.
+   */
+  readonly protocol?: ScriptedAgentProtocol;
+  /**
+   * v2 only: runs the command of a `terminal` step, which the agent then shows as its own
+   * terminal (v2 has no client terminals). Without it, `terminal` steps fail in v2. The
+   * program passes one that runs the command.
+   */
+  readonly runCommand?: ScriptedCommandRunner;
+  /**
+   * v2 only: the files `readFile` and `writeFile` steps use (v2 has no client file
+   * system: the agent reads and writes itself). Without it, those steps fail in v2. The
+   * program passes the local file system.
+   */
+  readonly fileSystem?: ScriptedFileSystem;
+}
+
+/** The ACP versions the scripted agent can serve: `1`, `2`, or `"auto"` (both). */
+export type ScriptedAgentProtocol = 1 | 2 | "auto";
+
+/** A running scripted agent, whichever version it serves. */
+export interface ScriptedAgentServer {
+  /** Resolves when the connection ends (never rejects). */
+  readonly closed: Promise<void>;
+  /** Ends the connection. */
+  close(reason?: unknown): void;
 }
 
 /**
@@ -56,9 +91,53 @@ export interface ScriptedAgentOptions {
 export function runScriptedAgent(
   scenario: unknown,
   stream: Stream,
+  options?: ScriptedAgentOptions & AcpConnectionOptions & { readonly protocol?: 1 },
+): AgentSideConnection;
+/**
+ * With `protocol: 2`: serves the scenario as an ACP v2 agent; returns the v2
+ * `AgentSideConnection` (see `createScriptedAgentV2`).
+ */
+export function runScriptedAgent(
+  scenario: unknown,
+  stream: Stream,
+  options: ScriptedAgentOptions & AcpConnectionOptions & { readonly protocol: 2 },
+): V2AgentSideConnection;
+/**
+ * With `protocol: "auto"`: serves v1 and v2 clients, as the client's first `initialize`
+ * chooses (`protocolRouter`); returns the router's session.
+ */
+export function runScriptedAgent(
+  scenario: unknown,
+  stream: Stream,
+  options: ScriptedAgentOptions & AcpConnectionOptions & { readonly protocol: "auto" },
+): RoutedSession;
+/** With any `protocol`: returns what ends the connection. */
+export function runScriptedAgent(
+  scenario: unknown,
+  stream: Stream,
+  options?: ScriptedAgentOptions & AcpConnectionOptions,
+): ScriptedAgentServer;
+export function runScriptedAgent(
+  scenario: unknown,
+  stream: Stream,
   options: ScriptedAgentOptions & AcpConnectionOptions = {},
-): AgentSideConnection {
+): ScriptedAgentServer {
   const valid = assertScenario(scenario);
+  const protocol = options.protocol ?? 1;
+  if (protocol === 2) {
+    return new V2AgentSideConnection(
+      (connection) => createScriptedAgentV2(connection, valid, options),
+      stream,
+      options,
+    );
+  }
+  if (protocol === "auto") {
+    return protocolRouter({
+      v1: (connection) => createScriptedAgent(connection, valid, options),
+      v2: (connection) => createScriptedAgentV2(connection, valid, options),
+      connectionOptions: options,
+    }).connect(stream);
+  }
   return new AgentSideConnection(
     (connection) => createScriptedAgent(connection, valid, options),
     stream,

@@ -8,7 +8,16 @@ export {
   DEFAULT_SCRIPTED_CAPABILITIES,
   runScriptedAgent,
   type ScriptedAgentOptions,
+  type ScriptedAgentProtocol,
+  type ScriptedAgentServer,
 } from "./agent.js";
+export { createScriptedAgentV2 } from "./v2-agent.js";
+export type {
+  ScriptedCommand,
+  ScriptedCommandResult,
+  ScriptedCommandRunner,
+  ScriptedFileSystem,
+} from "./v2-steps.js";
 export {
   loadScenarioFile,
   runScriptedAgentCli,

@@ -15,6 +15,7 @@ export type { TestClientPermission } from "./permissions.js";
 export type {
   TestClientRecord,
   UpdateRecord,
+  UpdateRecordV2,
   RequestRecord,
   NotificationRecord,
   RecordedResponse,

@@ -7,6 +7,7 @@
 import { RequestError } from "../../jsonrpc/errors.js";
 import type { MaybePromise } from "../../base/messages.js";
 import type { SessionUpdate } from "../../schema/types.gen.js";
+import type { SessionUpdate as SessionUpdateV2 } from "../../schema/v2/types.gen.js";
 
 /** A `session/update` the agent sent. */
 export interface UpdateRecord {
@@ -16,6 +17,16 @@ export interface UpdateRecord {
   readonly sessionId: string;
   /** The update. */
   readonly update: SessionUpdate;
+}
+
+/** A v2 `session/update` the agent sent (a {@link TestClient} speaking v2 records these). */
+export interface UpdateRecordV2 {
+  /** Discriminator of {@link TestClientRecord}. */
+  readonly type: "update_v2";
+  /** The session it is about. */
+  readonly sessionId: string;
+  /** The v2 update. */
+  readonly update: SessionUpdateV2;
 }
 
 /** How the client answered a request. */
@@ -48,7 +59,7 @@ export interface NotificationRecord {
 }
 
 /** One thing the agent sent to a {@link TestClient}. */
-export type TestClientRecord = UpdateRecord | RequestRecord | NotificationRecord;
+export type TestClientRecord = UpdateRecord | UpdateRecordV2 | RequestRecord | NotificationRecord;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -75,6 +86,11 @@ export class Recorder {
   /** Records a `session/update`. */
   update(sessionId: string, update: SessionUpdate): void {
     this.records.push({ type: "update", sessionId, update });
+  }
+
+  /** Records a v2 `session/update`. */
+  updateV2(sessionId: string, update: SessionUpdateV2): void {
+    this.records.push({ type: "update_v2", sessionId, update });
   }
 
   /** Records a notification. */
