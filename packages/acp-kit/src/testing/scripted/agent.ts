@@ -4,65 +4,21 @@
  *
  * @module
  */
-import type { Logger } from "../../base/logger.js";
 import type { Stream } from "../../base/messages.js";
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import { AgentSideConnection as V2AgentSideConnection } from "../../v2/agent-side-connection.js";
 import { protocolRouter, type RoutedSession } from "../../v2/protocol-router.js";
-import type { Scenario, ScenarioSession } from "../scenario/types.js";
+import type { Scenario } from "../scenario/types.js";
 import { assertScenario } from "../scenario/validate.js";
 import { ScriptedHandlers } from "./handlers.js";
+import type { ScriptedAgentOptions } from "./options.js";
 import { createScriptedAgentV2 } from "./v2-agent.js";
-import type { ScriptedCommandRunner, ScriptedFileSystem } from "./v2-steps.js";
+
+export type { ScriptedAgentOptions, ScriptedAgentProtocol } from "./options.js";
 
 export { DEFAULT_SCRIPTED_CAPABILITIES } from "./handlers.js";
-
-/** Options of the scripted agent. */
-export interface ScriptedAgentOptions {
-  /**
-   * Multiplies every delay of the scenario (`delayMs`, `delay` steps); 0 turns them off
-   * (for tests), 2 makes them twice as long. Default 1.
-   */
-  readonly delayScale?: number;
-  /** Where the agent's turns report what they drop. Default: silent. */
-  readonly logger?: Logger;
-  /**
-   * The agent's environment variables, which `authenticate` with an `env_var` method
-   * requires (the program passes its own). Default: none.
-   */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-  /**
-   * Called with every session (declared and created) after a session is created and after
-   * each prompt turn, to keep them across runs (the program's `--sessions-file`): give
-   * them back as the scenario's `sessions` next time. In v2 a session's history is what
-   * the scenario declared: what v2 turns sent is not added to it.
-   */
-  readonly onSessionsChange?: (sessions: ScenarioSession[]) => void;
-  /**
-   * Which ACP version {@link runScriptedAgent} serves: `1` (default) the classic protocol,
-   * `2` ACP v2 only (a v1 `initialize` is answered `-32022`), `"auto"` both, chosen by the
-   * client's `initialize` (through `protocolRouter`). docs/scripted-agent.md ("ACP v2")
-   * says how each step is said in v2.
-   */
-  readonly protocol?: ScriptedAgentProtocol;
-  /**
-   * v2 only: runs the command of a `terminal` step, which the agent then shows as its own
-   * terminal (v2 has no client terminals). Without it, `terminal` steps fail in v2. The
-   * program passes one that runs the command.
-   */
-  readonly runCommand?: ScriptedCommandRunner;
-  /**
-   * v2 only: the files `readFile` and `writeFile` steps use (v2 has no client file
-   * system: the agent reads and writes itself). Without it, those steps fail in v2. The
-   * program passes the local file system.
-   */
-  readonly fileSystem?: ScriptedFileSystem;
-}
-
-/** The ACP versions the scripted agent can serve: `1`, `2`, or `"auto"` (both). */
-export type ScriptedAgentProtocol = 1 | 2 | "auto";
 
 /** A running scripted agent, whichever version it serves. */
 export interface ScriptedAgentServer {

@@ -17,7 +17,7 @@ import type { AgentSideConnection } from "../../v2/agent-side-connection.js";
 import { chooseTurn, promptText } from "../scenario/match.js";
 import { renderDeep } from "../scenario/placeholders.js";
 import type { Scenario } from "../scenario/types.js";
-import type { ScriptedAgentOptions } from "./agent.js";
+import type { ScriptedAgentOptions } from "./options.js";
 import { DEFAULT_SCRIPTED_CAPABILITIES } from "./handlers.js";
 import { checkPrompt, setConfigOption } from "./prompt.js";
 import { ScriptedSessionStore, type ScriptedSession } from "./sessions.js";
