@@ -114,7 +114,8 @@ export async function startStdioV2Session(
       await idle;
       const ms = performance.now() - t0;
       assert(watch.received === n + 3, `received ${watch.received} of ${n + 3}`);
-      return { ms, receivedAtResolve: watch.received };
+      // The streamed updates only: not the echo, `running` and `idle`.
+      return { ms, receivedAtResolve: watch.received - 3 };
     },
     childGc: () => turn("gc"),
     async childCpuMs() {
