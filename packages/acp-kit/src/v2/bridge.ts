@@ -13,6 +13,7 @@ import { ClientSideConnection as V1ClientSideConnection } from "../peer/client-s
 import type * as v1 from "../schema/types.gen.js";
 import type * as v2 from "../schema/v2/types.gen.js";
 import { AgentSideConnection } from "./agent-side-connection.js";
+import { prepended } from "./prepended.js";
 import { V1ViewOfV2Agent } from "./bridge-v1-client.js";
 import { V2ViewOfV1Agent } from "./bridge-v2-client.js";
 import { ClientSideConnection } from "./client-side-connection.js";
@@ -88,39 +89,6 @@ function errorMessage(id: unknown, error: RequestError): unknown {
       ...(error.data === undefined ? {} : { data: error.data }),
     },
   };
-}
-
-/** `reader`'s messages with `first` before them. */
-function prepended(
-  reader: ReadableStreamDefaultReader<AnyMessage>,
-  first: AnyMessage,
-): ReadableStream<AnyMessage> {
-  let next: AnyMessage | undefined = first;
-  return new ReadableStream<AnyMessage>(
-    {
-      async pull(controller) {
-        if (next !== undefined) {
-          controller.enqueue(next);
-          next = undefined;
-          return;
-        }
-        try {
-          const result = await reader.read();
-          if (result.done) {
-            reader.releaseLock();
-            controller.close();
-          } else controller.enqueue(result.value);
-        } catch (error) {
-          reader.releaseLock();
-          controller.error(error);
-        }
-      },
-      async cancel(reason) {
-        await reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 /** The client's `initialize` params, as what to ask the agent. */
@@ -300,7 +268,7 @@ async function run(
     return { client: options.as, agent: agreed.version, translating: false };
   }
   const upstreamStream: Stream = {
-    readable: prepended(reader, initialize as AnyMessage),
+    readable: prepended(reader, [initialize as AnyMessage]),
     writable: upstream.writable,
   };
   if (ask.dropsClientServices) lossy.count("client_fs_terminal_dropped", undefined);

@@ -17,6 +17,7 @@ import { DEF_VALIDATORS as V1_VALIDATORS } from "../schema/validators.gen.js";
 import { DEF_VALIDATORS as V2_VALIDATORS } from "../schema/v2/validators.gen.js";
 import type { Client } from "./agent.js";
 import { ClientSideConnection } from "./client-side-connection.js";
+import { prepended } from "./prepended.js";
 
 /** Which version to speak: `"auto"` asks for v2 and falls back to v1. */
 export type ProtocolChoice = "auto" | 1 | 2;
@@ -153,36 +154,7 @@ class Exchange {
 
   /** The stream the connection gets: what came early first, then the rest. */
   rest(): Stream {
-    const reader = this.reader;
-    const early = this.early;
-    return {
-      writable: this.stream.writable,
-      readable: new ReadableStream<AnyMessage>(
-        {
-          async pull(controller) {
-            const next = early.shift();
-            if (next !== undefined) {
-              controller.enqueue(next);
-              return;
-            }
-            try {
-              const result = await reader.read();
-              if (result.done) {
-                reader.releaseLock();
-                controller.close();
-              } else controller.enqueue(result.value);
-            } catch (error) {
-              reader.releaseLock();
-              controller.error(error);
-            }
-          },
-          async cancel(reason) {
-            await reader.cancel(reason);
-          },
-        },
-        { highWaterMark: 0 },
-      ),
-    };
+    return { writable: this.stream.writable, readable: prepended(this.reader, this.early) };
   }
 }
 

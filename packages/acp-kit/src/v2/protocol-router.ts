@@ -15,6 +15,7 @@ import { DEF_VALIDATORS as V2_VALIDATORS } from "../schema/v2/validators.gen.js"
 import { runValidator } from "../base/validation.js";
 import type { Agent } from "./agent.js";
 import { AgentSideConnection } from "./agent-side-connection.js";
+import { prepended } from "./prepended.js";
 
 /** The versions a {@link protocolRouter} serves, each by the factory of its agent. */
 export interface ProtocolRouterOptions {
@@ -222,7 +223,7 @@ export class ProtocolRouter {
         continue;
       }
       const routedStream: Stream = {
-        readable: prepended(reader, routed.initialize),
+        readable: prepended(reader, [routed.initialize]),
         writable: stream.writable,
       };
       const { v1, v2, connectionOptions } = this.options;
@@ -345,39 +346,6 @@ function project(
   }
   const request = requested > 2 ? newerV2(params).request : params;
   return canonical({ ...checkedV2(request), protocolVersion: 2 });
-}
-
-/** `reader`'s messages with `first` before them. */
-function prepended(
-  reader: ReadableStreamDefaultReader<AnyMessage>,
-  first: AnyMessage,
-): ReadableStream<AnyMessage> {
-  let next: AnyMessage | undefined = first;
-  return new ReadableStream<AnyMessage>(
-    {
-      async pull(controller) {
-        if (next !== undefined) {
-          controller.enqueue(next);
-          next = undefined;
-          return;
-        }
-        try {
-          const result = await reader.read();
-          if (result.done) {
-            reader.releaseLock();
-            controller.close();
-          } else controller.enqueue(result.value);
-        } catch (error) {
-          reader.releaseLock();
-          controller.error(error);
-        }
-      },
-      async cancel(reason) {
-        await reader.cancel(reason);
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 /** A {@link ProtocolRouter} for `options`: see there. */
