@@ -16,7 +16,16 @@
  * See test/real-agents/README.md for what the agents do with this.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
@@ -67,7 +76,25 @@ export interface RunAs {
  */
 export function nonRootUser(): RunAs | undefined {
   if (!isRoot()) return undefined;
+  letOthersReachRepository();
   return { uid: 65534, gid: 65534 };
+}
+
+/**
+ * The agents run from this repository's node_modules: `nobody` must be able to reach it.
+ * A clone inside a private temporary folder (`mktemp -d` makes it 0700) would refuse, so
+ * each folder above the repository that others cannot enter gets search permission for
+ * them (o+x: entering, not listing). Only as root, which a sandboxed CI is.
+ */
+function letOthersReachRepository(): void {
+  let dir = dirname(require.resolve("@agentclientprotocol/claude-agent-acp/package.json"));
+  for (;;) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) chmodSync(dir, (mode & 0o7777) | 0o001);
+    const parent = dirname(dir);
+    if (parent === dir) return;
+    dir = parent;
+  }
 }
 
 // ---------------------------------------------------------------------------------------
