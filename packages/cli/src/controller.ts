@@ -238,6 +238,9 @@ export class AgentController {
         : { initializeTimeoutMs: this.options.initializeTimeoutMs }),
     });
     this.agent = agent;
+    // A v2 agent's session is folded from its own updates (its diffs and terminals as
+    // they are), not from what the bridge shows of them in v1.
+    agent.observeV2Updates((notification) => this.sessions.applyV2(notification));
     void agent.exited.then((status) => {
       if (this.agent !== agent || this.phaseValue === "closed") return;
       this.exit = { status, stderr: [...agent.stderr] };

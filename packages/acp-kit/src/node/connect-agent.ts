@@ -167,6 +167,8 @@ export class ConnectedAgent implements AsyncDisposable {
 export async function connectAgent(options: ConnectAgentOptions): Promise<ConnectedAgent> {
   const toolkit = new ClientToolkit(options);
   const spawned = await spawnAgent({ ...options, client: () => toolkit.client() });
+  // A v2 agent's session is folded from its own updates, not from what v1 shows of them.
+  spawned.observeV2Updates((notification) => toolkit.sessions.applyV2(notification));
   try {
     const info = await spawned.initialize({
       protocolVersion: PROTOCOL_VERSION,

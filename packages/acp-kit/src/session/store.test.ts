@@ -302,3 +302,79 @@ describe("SessionStore agent helpers", () => {
     });
   });
 });
+
+describe("SessionStore in v2 (applyV2)", () => {
+  it("folds a v2 agent's own updates, and from then on ignores v1's view of them", () => {
+    const store = new SessionStore();
+    const events: SessionStoreEvent[] = [];
+    store.subscribe((event) => events.push(event));
+    store.beginTurn("s", [{ type: "text", text: "go" }]);
+    expect(store.followsInV2("s")).toBe(false);
+    store.applyV2({
+      sessionId: "s",
+      update: {
+        sessionUpdate: "user_message",
+        messageId: "u1",
+        content: [{ type: "text", text: "go" }],
+      },
+    });
+    store.applyV2({
+      sessionId: "s",
+      update: {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t",
+        title: "Edit",
+        content: [
+          {
+            type: "diff",
+            changes: [{ operation: "add", path: "/p/new.txt" }],
+            patch: { format: "git_patch", text: "@@ -0,0 +1 @@\n+hi\n" },
+          },
+        ],
+      },
+    });
+    expect(store.followsInV2("s")).toBe(true);
+    const before = store.get("s");
+    // What a bridge shows of the same call in v1 is not folded a second time.
+    const after = store.apply(
+      note("s", {
+        sessionUpdate: "tool_call",
+        toolCallId: "t",
+        title: "Edit",
+        content: [{ type: "content", content: { type: "text", text: "@@ -0,0 +1 @@\n+hi\n" } }],
+      }),
+    );
+    expect(after).toBe(before);
+    expect(store.apply(note("s", chunk("echo of nothing")))).toBe(before);
+    // The current mode (a bridge emulates modes for v2 agents) is still taken.
+    const moded = store.apply(
+      note("s", { sessionUpdate: "current_mode_update", currentModeId: "plan" }),
+    );
+    expect(moded.currentModeId).toBe("plan");
+    expect(moded.thread).toHaveLength(2);
+    expect(moded.thread[0]).toMatchObject({ role: "user", messageId: "u1", origin: "agent" });
+    expect(moded.thread[1]).toMatchObject({
+      type: "tool_call",
+      content: [{ type: "diff", changes: [{ operation: "add", path: "/p/new.txt" }] }],
+    });
+    store.applyV2({
+      sessionId: "s",
+      update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+    });
+    expect(store.get("s")?.turns[0]).toMatchObject({ ended: true, stopReason: "end_turn" });
+    expect(events.map((e) => e.change.type)).toEqual([
+      "begin_turn",
+      "update_v2",
+      "update_v2",
+      "update",
+      "update_v2",
+    ]);
+    // The prompt's answer after the idle state changes nothing more.
+    expect(store.endTurn("s", "end_turn")).toBe(store.get("s"));
+    // Other sessions, and a deleted one seen again, are folded in v1 as before.
+    expect(store.apply(note("other", chunk("a"))).thread).toHaveLength(1);
+    store.delete("s");
+    expect(store.followsInV2("s")).toBe(false);
+    expect(store.apply(note("s", chunk("a"))).thread).toHaveLength(1);
+  });
+});

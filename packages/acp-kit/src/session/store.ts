@@ -8,7 +8,9 @@ import type { SendRequestOptions } from "../jsonrpc/connection.js";
 import type { Client } from "../peer/client.js";
 import type { ClientSideConnection } from "../peer/client-side-connection.js";
 import type * as schema from "../schema/types.gen.js";
+import type * as v2 from "../schema/v2/types.gen.js";
 import { reduceSession } from "./reduce.js";
+import { reduceSessionV2 } from "./reduce-v2.js";
 import { emptySessionState, type SessionState } from "./state.js";
 import {
   applySetup,
@@ -25,6 +27,7 @@ import { wrapClient } from "./wrap-client.js";
 /** What changed a session in a {@link SessionStore}. */
 export type SessionChange =
   | { readonly type: "update"; readonly update: schema.SessionUpdate }
+  | { readonly type: "update_v2"; readonly update: v2.SessionUpdate }
   | {
       readonly type:
         "begin_turn" | "end_turn" | "cancel_turn" | "take_back_turn" | "begin_load" | "setup";
@@ -82,6 +85,8 @@ interface ListenerEntry {
  */
 export class SessionStore {
   private readonly sessions = new Map<string, SessionState>();
+  /** The sessions folded from a v2 agent's own updates. */
+  private readonly followedInV2 = new Set<string>();
   private readonly listeners = new Set<ListenerEntry>();
   private readonly onListenerError: SessionStoreOptions["onListenerError"];
 
@@ -90,10 +95,35 @@ export class SessionStore {
     this.onListenerError = options.onListenerError;
   }
 
-  /** Folds one `session/update` into its session's state and returns the new state. */
+  /**
+   * Folds one `session/update` into its session's state and returns the new state.
+   *
+   * A session followed in v2 ({@link SessionStore.applyV2}) takes from v1 only the
+   * current mode (the modes a bridge emulates for a v2 agent): the rest of a v1 update
+   * is what a bridge showed of a v2 update already folded, and is not folded twice.
+   */
   apply(notification: schema.SessionNotification): SessionState {
     const { sessionId, update } = notification;
+    const held = this.followedInV2.has(sessionId) ? this.sessions.get(sessionId) : undefined;
+    if (held !== undefined && update.sessionUpdate !== "current_mode_update") return held;
     return this.commit(sessionId, { type: "update", update }, (s) => reduceSession(s, update));
+  }
+
+  /**
+   * Folds one ACP v2 `session/update` (with `reduceSessionV2`, into the same state model)
+   * and returns the new state. From then on the session is followed in v2: see
+   * {@link SessionStore.apply}. Feed it the agent's own v2 updates, for example those
+   * `SpawnedAgent.observeV2Updates` hears when a bridge shows a v2 agent to a v1 client.
+   */
+  applyV2(notification: v2.UpdateSessionNotification): SessionState {
+    const { sessionId, update } = notification;
+    this.followedInV2.add(sessionId);
+    return this.commit(sessionId, { type: "update_v2", update }, (s) => reduceSessionV2(s, update));
+  }
+
+  /** True when the session's updates are folded in v2 ({@link SessionStore.applyV2}). */
+  followsInV2(sessionId: string): boolean {
+    return this.followedInV2.has(sessionId);
   }
 
   /**
@@ -118,6 +148,7 @@ export class SessionStore {
 
   /** Forgets a session (listeners are not told). True when it was held. */
   delete(sessionId: string): boolean {
+    this.followedInV2.delete(sessionId);
     return this.sessions.delete(sessionId);
   }
 

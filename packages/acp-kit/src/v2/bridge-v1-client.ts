@@ -158,10 +158,25 @@ export class V1ViewOfV2Agent implements V1Agent {
     });
   }
 
-  /** The v2 client the downstream connection is created with. */
-  static client(view: () => V1ViewOfV2Agent): Client {
+  /**
+   * The v2 client the downstream connection is created with.
+   *
+   * @param view - The view, once made.
+   * @param tap - Hears each update as the agent sent it, before it is shown in v1.
+   */
+  static client(
+    view: () => V1ViewOfV2Agent,
+    tap?: (notification: v2.UpdateSessionNotification) => void,
+  ): Client {
     return {
-      sessionUpdate: (params) => view().onUpdate(params),
+      sessionUpdate: (params) => {
+        try {
+          tap?.(params);
+        } catch {
+          // A listener's failure must not stop the update from reaching the client.
+        }
+        return view().onUpdate(params);
+      },
       requestPermission: (params, context) => view().onPermission(params, context),
       createElicitation: (params, context) =>
         view().upstream.createElicitation(

@@ -38,6 +38,13 @@ export interface BridgeOptions {
   readonly restart?: () => Stream | Promise<Stream>;
   /** Hears each lossy step as it happens (also counted in {@link Bridge.lossy}). */
   readonly onLossy?: (event: LossyEvent) => void;
+  /**
+   * Hears each `session/update` of a v2 agent served to a v1 client as the agent sent it,
+   * before the bridge shows it in v1: a client that can fold v2 itself (a `SessionStore`'s
+   * `applyV2`) loses nothing of it. Not called when the agent speaks v1. What it throws is
+   * ignored.
+   */
+  readonly onAgentUpdate?: (notification: v2.UpdateSessionNotification) => void;
   /** Where the bridge's own notes go (lossy steps at debug level). */
   readonly logger?: Logger;
   /** Options of the connections the bridge makes. */
@@ -276,7 +283,7 @@ async function run(
     const holder: { view?: V1ViewOfV2Agent } = {};
     const view = (): V1ViewOfV2Agent => settled(holder.view);
     const agent = new ClientSideConnection(
-      () => V1ViewOfV2Agent.client(view),
+      () => V1ViewOfV2Agent.client(view, options.onAgentUpdate),
       rest,
       options.connectionOptions,
     );

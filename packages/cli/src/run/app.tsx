@@ -352,6 +352,8 @@ export function App({
   const sessionId = controller.sessionId;
   const state = controller.state;
   const settled = sessionId === undefined ? 0 : ui.settledCount(sessionId);
+  // A v2 agent's own terminals, for the tool calls that show them.
+  if (state !== undefined) ui.followAgentTerminals(state);
 
   // Items are printed for good once they stop changing: during a turn, finished tool calls
   // and messages something followed; the rest (and the plan) when the turn is over. A

@@ -74,7 +74,11 @@ export class PlainTranscript {
     const { state, previous, change } = event;
     const length = threadLength(state);
     const beforeLength = previous === undefined ? 0 : threadLength(previous);
-    if (change.type !== "update" || previous === undefined || beforeLength > length) {
+    if (
+      (change.type !== "update" && change.type !== "update_v2") ||
+      previous === undefined ||
+      beforeLength > length
+    ) {
       threadSlice(state).forEach((item, index) => this.item(item, index));
     } else {
       const update = change.update;
@@ -93,7 +97,7 @@ export class PlainTranscript {
         update.sessionUpdate === "agent_message_chunk" ||
         update.sessionUpdate === "user_message_chunk" ||
         update.sessionUpdate === "agent_thought_chunk"
-          ? contentText(update.content)
+          ? contentText(update.content as ContentBlock)
           : undefined;
       for (const index of candidates) {
         const item = threadItem(state, index);

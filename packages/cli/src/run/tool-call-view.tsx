@@ -106,6 +106,93 @@ export function DiffView({
   );
 }
 
+/** One file of an ACP v2 diff: what happened to it. */
+interface V2DiffChange {
+  readonly operation: string;
+  readonly path: string;
+  readonly oldPath?: string;
+}
+
+/** An ACP v2 diff (a list of changed files, and maybe a git patch), as a v2 agent sends it. */
+interface V2Diff {
+  readonly changes: readonly V2DiffChange[];
+  readonly patch?: { readonly format: string; readonly text: string } | null;
+}
+
+function isV2Diff(content: object): content is V2Diff {
+  return Array.isArray((content as { changes?: unknown }).changes);
+}
+
+function changeLabel(change: V2DiffChange): string {
+  const path = clip(change.path);
+  switch (change.operation) {
+    case "add":
+      return `new file ${path}`;
+    case "delete":
+      return `deleted ${path}`;
+    case "move":
+      return `moved ${clip(change.oldPath ?? "?")} → ${path}`;
+    case "copy":
+      return `copied ${clip(change.oldPath ?? "?")} → ${path}`;
+    default:
+      return path;
+  }
+}
+
+/**
+ * An ACP v2 diff: the files it changes, then its patch coloured (hunks and their lines;
+ * the patch's own headers and "\ No newline at end of file" markers are left out).
+ */
+export function PatchView({
+  diff,
+  maxLines = MAX_DIFF_LINES,
+}: {
+  diff: V2Diff;
+  /** The most patch lines shown (default 40). */
+  maxLines?: number;
+}): ReactNode {
+  const shown: ReactNode[] = [];
+  let hidden = 0;
+  let inHunk = false;
+  const text = diff.patch?.text ?? "";
+  for (const [i, line] of text.split("\n").entries()) {
+    if (line.startsWith("diff --git ")) inHunk = false;
+    if (line.startsWith("@@")) inHunk = true;
+    if (!inHunk || line.startsWith("\\ ")) continue;
+    if (shown.length >= maxLines) {
+      hidden++;
+      continue;
+    }
+    const color = line.startsWith("@@")
+      ? "cyan"
+      : line.startsWith("+")
+        ? "green"
+        : line.startsWith("-")
+          ? "red"
+          : undefined;
+    shown.push(
+      <Text key={i} color={color} dimColor={color === undefined || color === "cyan"}>
+        {clip(line, MAX_LINE_CHARS)}
+      </Text>,
+    );
+  }
+  return (
+    <Box flexDirection="column">
+      {diff.changes.map((change, i) => (
+        <Text key={`c${i}`} dimColor>
+          {changeLabel(change)}
+        </Text>
+      ))}
+      {shown}
+      {hidden > 0 ? (
+        <Text dimColor>
+          … {hidden} more {hidden === 1 ? "line" : "lines"}
+        </Text>
+      ) : null}
+    </Box>
+  );
+}
+
 function tail(text: string, max: number): { lines: string[]; hidden: number } {
   const all = text.replace(/\n$/, "").split("\n");
   return { lines: all.slice(-max), hidden: Math.max(0, all.length - max) };
@@ -127,6 +214,14 @@ function ContentView({
 }): ReactNode {
   switch (content.type) {
     case "diff":
+      if (isV2Diff(content)) {
+        return (
+          <PatchView
+            diff={content}
+            {...(maxDiffLines === undefined ? {} : { maxLines: maxDiffLines })}
+          />
+        );
+      }
       return (
         <DiffView
           path={content.path}

@@ -9,7 +9,8 @@ import type { RequestPermissionOutcome, RequestPermissionRequest } from "acp-kit
 import type { PermissionPromptInfo } from "acp-kit/node";
 import type { TerminalOutputEvent } from "acp-kit/node";
 import type { PlanEntry } from "acp-kit";
-import { threadSlice, type SessionState, type ThreadItem } from "acp-kit";
+import { threadSlice, type AgentTerminal, type SessionState, type ThreadItem } from "acp-kit";
+import { terminalOutputText } from "acp-kit/v2";
 
 /** A permission request waiting for the user's choice. */
 export interface PendingQuestion {
@@ -64,6 +65,8 @@ export class UiModel {
   private readonly generations = new Map<string, number>();
   /** The recent output of each terminal, by terminal id. */
   readonly terminals = new Map<string, string>();
+  /** The v2 agent terminals last read by {@link UiModel.followAgentTerminals}, by id. */
+  private readonly agentTerminals = new Map<string, AgentTerminal>();
   /** Whether thoughts are shown in full (Ctrl-T). */
   showThoughts = false;
   /** Set when the view is to close: it draws its last frame without the live area. */
@@ -173,6 +176,24 @@ export class UiModel {
     );
     this.changed();
   };
+
+  /**
+   * Takes the output of a v2 agent's own terminals from `state` (decoded) into
+   * {@link UiModel.terminals}, where tool calls that embed them find it. Only terminals
+   * that changed since the last call are decoded again. Does not signal a change: call it
+   * while drawing the state it reads.
+   */
+  followAgentTerminals(state: SessionState): void {
+    for (const terminal of state.terminals) {
+      if (this.agentTerminals.get(terminal.terminalId) === terminal) continue;
+      this.agentTerminals.set(terminal.terminalId, terminal);
+      const text = terminalOutputText(terminal);
+      this.terminals.set(
+        terminal.terminalId,
+        text.length > TERMINAL_TAIL_CHARS ? text.slice(-TERMINAL_TAIL_CHARS) : text,
+      );
+    }
+  }
 
   /** Closes the view (see {@link UiModel.leaving}). */
   leave(): void {

@@ -10,6 +10,7 @@ import type { SendRequestOptions } from "../../jsonrpc/connection.js";
 import { ClientSideConnection } from "../../peer/client-side-connection.js";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type { InitializeRequest, InitializeResponse } from "../../schema/types.gen.js";
+import type { UpdateSessionNotification as UpdateSessionNotificationV2 } from "../../schema/v2/types.gen.js";
 import { ndJsonStream } from "../../transport/ndjson.js";
 import { memoryStreamPair } from "../../transport/memory.js";
 import { bridge, type Bridge } from "../../v2/bridge.js";
@@ -77,6 +78,19 @@ export interface SpawnedAgent extends AsyncDisposable {
    */
   readonly lossy: Readonly<Record<string, number>>;
   /**
+   * Calls `listener` with each `session/update` of a v2 agent as the agent sent it, before
+   * the bridge shows it to the v1 connection (never, when the agent speaks v1). Feed them
+   * to a `SessionStore`'s `applyV2` to fold the session in v2 itself: tool-call patches,
+   * v2 diffs and the agent's own terminals are then kept as they are, not as v1 shows
+   * them. Returns the function that unsubscribes it.
+   *
+   * ```ts
+   * const agent = await spawnAgent({ command: "my-agent", protocol: "auto", client: () => toolkit.client() });
+   * agent.observeV2Updates((notification) => toolkit.sessions.applyV2(notification));
+   * ```
+   */
+  observeV2Updates(listener: (notification: UpdateSessionNotificationV2) => void): () => void;
+  /**
    * Sends `initialize` with a startup time limit. If the limit passes, it rejects with an
    * {@link AgentStartupError} (`phase: "initialize"`, `code: "timeout"`) quoting the
    * agent's stderr; the agent is left running (close it). If the agent exits first, it
@@ -107,6 +121,7 @@ class AgentHandle implements SpawnedAgent {
   private closing: Promise<AgentExit> | undefined;
   private readonly bridge: Bridge | undefined;
   private agreed: 1 | 2 | undefined;
+  private readonly v2Listeners = new Set<(notification: UpdateSessionNotificationV2) => void>();
 
   constructor(
     readonly process: ChildProcess,
@@ -139,6 +154,9 @@ class AgentHandle implements SpawnedAgent {
       this.bridge = bridge(pair.agent, stream, {
         as: 1,
         protocol: settings.protocol,
+        onAgentUpdate: (notification) => {
+          for (const listener of [...this.v2Listeners]) listener(notification);
+        },
         ...(settings.connection.logger === undefined ? {} : { logger: settings.connection.logger }),
       });
       this.bridge.ready.then(
@@ -171,6 +189,13 @@ class AgentHandle implements SpawnedAgent {
 
   get lossy(): Readonly<Record<string, number>> {
     return this.bridge?.lossy ?? {};
+  }
+
+  observeV2Updates(listener: (notification: UpdateSessionNotificationV2) => void): () => void {
+    this.v2Listeners.add(listener);
+    return () => {
+      this.v2Listeners.delete(listener);
+    };
   }
 
   async initialize(

@@ -1,0 +1,74 @@
+/**
+ * `acp-kit run` with a v2 agent, in a real terminal (tmux): the live view folds the
+ * agent's own v2 updates, so a v2 diff shows as the patch it is (not the text v1 would
+ * get through the bridge) and the agent's own terminal shows its output.
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
+import { testTempDir } from "../support/temp-dir.js";
+
+const repoRoot = new URL("../../", import.meta.url).pathname;
+const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
+const scriptedAgent = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
+const sessions: TmuxSession[] = [];
+
+beforeAll(() => {
+  if (!hasTmux())
+    throw new Error("tmux is needed for the CLI's terminal tests (apt-get install tmux)");
+  if (!existsSync(cli) || !existsSync(scriptedAgent)) {
+    throw new Error("Build first (npm run build): the CLI tests run dist/cli.js");
+  }
+});
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.kill();
+});
+
+describe("acp-kit run with a v2 agent", () => {
+  it("shows the agent's v2 diff as a patch and its own terminal's output", async () => {
+    const dir = testTempDir("acp-cli-v2-view-");
+    const scenario = join(dir, "scenario.json");
+    writeFileSync(
+      scenario,
+      JSON.stringify({
+        agent: { info: { name: "v2-view-agent", version: "2.0.0" } },
+        turns: [
+          {
+            steps: [
+              {
+                toolCall: "Edit notes.txt",
+                kind: "edit",
+                content: [{ diff: "notes.txt", oldText: "one\n", newText: "one\ntwo\n" }],
+              },
+              { toolUpdate: { status: "completed" } },
+              { toolCall: "Run node", kind: "execute" },
+              {
+                terminal: process.execPath,
+                args: ["-e", "console.log('agent terminal says hi')"],
+              },
+              { toolUpdate: { status: "completed" } },
+              { text: "All done." },
+            ],
+          },
+        ],
+      }),
+    );
+    const command = [process.execPath, cli, "run", "--", process.execPath, scriptedAgent]
+      .concat(["--no-delays", "--protocol", "2", scenario])
+      .map(shellQuote)
+      .join(" ");
+    const t = TmuxSession.start(command, { cwd: dir, width: 100, height: 40 });
+    sessions.push(t);
+    await t.waitFor("ACP v2");
+    t.send("go");
+    const screen = await t.waitFor("All done.");
+    // The patch's lines, not the "@@ ... " text block of v1's view.
+    expect(screen).toContain(join(dir, "notes.txt"));
+    expect(screen).toMatch(/^\s*\+two\s*$/m);
+    expect(screen).not.toContain("diff --git");
+    expect(screen).toContain("agent terminal says hi");
+    expect(screen).not.toContain("(no output yet)");
+  });
+});
