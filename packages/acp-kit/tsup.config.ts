@@ -13,6 +13,7 @@ export default defineConfig([
       http: "src/http/index.ts",
       internal: "src/internal.ts",
       v2: "src/v2/index.ts",
+      proxy: "src/proxy/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

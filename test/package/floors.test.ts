@@ -21,8 +21,9 @@ const FLOORS: readonly (readonly string[])[] = [
   ["transport"],
   ["jsonrpc", "schema"],
   ["peer"],
-  // v2's two sides, its router, negotiation and the bridge (the entry is v2/index.ts).
-  ["agent", "session", "v2"],
+  // v2's two sides, its router, negotiation and the bridge (the entry is v2/index.ts);
+  // proxies and the conductor (the entry is proxy/index.ts).
+  ["agent", "session", "v2", "proxy"],
   ["http"],
   ["node"],
   ["testing"],
@@ -34,6 +35,7 @@ const ENTRY_FILES = new Set([
   "index.ts",
   "internal.ts",
   "v2/index.ts",
+  "proxy/index.ts",
   "testing/scripted/agent-main.ts",
 ]);
 /** Folders that are entries of the package as a whole (none today). */

@@ -33,3 +33,8 @@ export * from "./permissions/index.js";
 
 // The ACP agent registry: load it, install and resolve agents by id
 export * from "./registry/index.js";
+
+// Proxy programs and conductor components.
+export { runProxy, type RunProxyOptions } from "./proxy/run-proxy.js";
+export { commandComponent, type CommandComponentOptions } from "./proxy/command-component.js";
+export { splitCommandLine } from "./proxy/command-line.js";

@@ -1,0 +1,28 @@
+/**
+ * Proxies and conductors (the proxy-chains draft): write a proxy that sits between any
+ * client and any agent, run it under a conductor or standalone, and conduct chains.
+ * Runtime-neutral; starting programs as components is in `acp-kit/node`.
+ *
+ * @module
+ */
+export { defineProxy, ProxyDefinition } from "./proxy.js";
+export type {
+  ProxyHostOptions,
+  ProxyMcpServers,
+  ProxyNotificationContext,
+  ProxyNotificationHandler,
+  ProxyPeer,
+  ProxyRequestContext,
+  ProxyRequestHandler,
+  RunningProxy,
+} from "./proxy.js";
+export { Conductor } from "./conductor.js";
+export type {
+  ConductorComponent,
+  ConductorOptions,
+  ConductorTraceEvent,
+  StartedComponent,
+} from "./conductor.js";
+export type { ProxyDialect } from "./dialect.js";
+export { PROXY_DIALECTS } from "./dialect.js";
+export type { Channel, ChannelHandlers } from "./channel.js";
