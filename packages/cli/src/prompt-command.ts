@@ -328,6 +328,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     ask === undefined
       ? undefined
       : async (request, info) => {
+          report.endOutLine();
           const outcome = await ask(request, info);
           if (outcome !== undefined && !info.signal.aborted) {
             deciders.set(requestKey(request), { by: "you" });

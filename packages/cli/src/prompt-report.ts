@@ -88,11 +88,16 @@ export class PromptReport {
 
   /** Prints a line on stderr (after ending a message's line on the same terminal). */
   line(text: string): void {
+    this.endOutLine();
+    this.err.write(`${text}\n`);
+  }
+
+  /** Ends a message's line on stdout when stderr goes to the same place (before a question). */
+  endOutLine(): void {
     if (this.sameTerminal && this.outEnd === "mid") {
       this.out.write("\n");
       this.outEnd = "line";
     }
-    this.err.write(`${text}\n`);
   }
 
   /**
