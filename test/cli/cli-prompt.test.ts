@@ -155,6 +155,14 @@ describe("acp-kit prompt: --timeout and Ctrl-C", () => {
     expect(result.stderr).toContain("acp-kit: the run took longer than --timeout 200ms");
   });
 
+  it("--timeout takes seconds or a unit; anything else is a usage error", async () => {
+    for (const value of ["soon", "0", "-5", "5d"]) {
+      const result = await prompt(["--timeout", value, "hi"], deafAgent, {}).done;
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("Give a duration above 0: 90 (seconds), 90s, 5m, 1h.");
+    }
+  });
+
   it("--timeout ends an agent that ignores the cancel", async () => {
     const result = await prompt(["--timeout", "2s", "hi"], deafAgent, {}).done;
     expect(result.code).toBe(15);
@@ -253,6 +261,16 @@ describe.skipIf(!hasTmux())("acp-kit prompt on a terminal", () => {
     const screen = await denied.waitFor("[exited 0]");
     expect(screen).not.toContain("The agent asks permission");
     expect(screen).toContain("refused by a policy (--deny-all)");
+  });
+
+  it("asks on the terminal when the prompt comes through a pipe", async () => {
+    const command = `echo 'please edit' | ${shellQuote(process.execPath)} ${shellQuote(cli)} prompt --auth api-key - -- ${agent.map(shellQuote).join(" ")}`;
+    const t = TmuxSession.start(command, { cwd: repoRoot, width: 100, height: 30, env: KEY });
+    sessions.push(t);
+    await t.waitFor("Choose 1-2 (Enter: Allow):");
+    t.send("2");
+    await t.waitFor("[edit] Edit notes.txt: refused by you");
+    await t.waitFor("[exited 0]");
   });
 
   it("Ctrl-C at the question cancels the turn", async () => {
