@@ -395,7 +395,10 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     },
   });
   // --timeout: the turn is cancelled; an agent that does not end it in time is ended.
-  const timeout = { fired: false, timers: [] as NodeJS.Timeout[] };
+  const timeout: { fired: boolean; readonly timers: NodeJS.Timeout[] } = {
+    fired: false,
+    timers: [],
+  };
   const timeoutMs = options.timeoutMs;
   if (timeoutMs !== undefined) {
     timeout.timers.push(
