@@ -32,6 +32,13 @@ export const ExitCodes = {
   MAX_TURN_REQUESTS: 12,
   /** The turn was cancelled (`cancelled`, e.g. Ctrl-C). */
   CANCELLED: 13,
+  /**
+   * `prompt --fail-on-refusal`: a permission request was refused (by the person asked, by
+   * a policy, or for want of anyone to ask), and the turn otherwise ended normally.
+   */
+  PERMISSION_REFUSED: 14,
+  /** `prompt --timeout`: the run took longer than allowed; its turn was cancelled. */
+  TIMED_OUT: 15,
   /** The agent needs authentication first (`-32000`). */
   AUTH_REQUIRED: 20,
   /** The agent exited or crashed. */
@@ -197,7 +204,9 @@ export const EXIT_CODE_HELP = `Exit codes:
   10  refusal
   11  max_tokens
   12  max_turn_requests
-  13  cancelled
+  13  cancelled (Ctrl-C)
+  14  --fail-on-refusal: a permission request was refused
+  15  --timeout: the run took too long (its turn was cancelled)
   20  the agent requires authentication (--url: also the server answered HTTP 401)
   30  the agent exited or crashed
   31  the agent reported an error (its message and data are printed)

@@ -91,6 +91,24 @@ function positiveInteger(value: string): number {
   return n;
 }
 
+const DURATION_UNITS: Record<string, number> = {
+  "": 1000,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/** A duration in seconds, or with ms, s, m or h (`--timeout 90`, `--timeout 5m`); in ms. */
+function duration(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/i.exec(value.trim());
+  const unit = DURATION_UNITS[(match?.[2] ?? "").toLowerCase()];
+  const ms = match === null || unit === undefined ? 0 : Number(match[1]) * unit;
+  if (!(ms > 0))
+    throw new InvalidArgumentError("Give a duration above 0: 90 (seconds), 90s, 5m, 1h.");
+  return Math.ceil(ms);
+}
+
 /** `--protocol`: auto, 1 or 2. */
 function protocolChoice(value: string): "auto" | 1 | 2 {
   if (value === "auto") return "auto";
@@ -352,7 +370,17 @@ inside that directory).`,
           "--session <name>",
           "send to the session of this name (for this agent and directory); it is opened and named the first time",
         )
-        .option("--continue", "send to the most recent session of this agent in this directory"),
+        .option("--continue", "send to the most recent session of this agent in this directory")
+        .option(
+          "--auth <method>",
+          "log in first with this method (id or name); an env_var method reads its variables from the environment",
+        )
+        .option(
+          "--timeout <duration>",
+          "end the run after this long: 90 (seconds), 5m, 1h",
+          duration,
+        )
+        .option("--fail-on-refusal", "exit 14 when a permission request was refused"),
     ).addHelpText(
       "after",
       `
@@ -361,7 +389,9 @@ Examples:
   acp-kit prompt --session review "Now look at the tests" claude
   git diff | acp-kit prompt --json - -- node my-agent.js
 
-Without a policy flag, permission requests are rejected.
+On a terminal, the permission requests no policy flag answers are asked there; elsewhere
+they are rejected. The agent's messages go to stdout; a line per tool call (done, failed,
+refused, cancelled), per permission answer and how the turn ended go to stderr.
 
 ${EXIT_CODE_HELP}`,
     ),
@@ -378,6 +408,9 @@ ${EXIT_CODE_HELP}`,
           session?: string;
           continue?: boolean;
           protocol?: "auto" | 1 | 2;
+          auth?: string;
+          timeout?: number;
+          failOnRefusal?: boolean;
         },
     ) => {
       try {
@@ -387,12 +420,19 @@ ${EXIT_CODE_HELP}`,
         const target = withProtocol(await agentTarget(words, opts), opts.protocol);
         const memory = await sessionMemory(target, words, opts);
         const { runPromptCommand } = await import("./prompt-command.js");
+        const { terminalAsker } = await import("./terminal-permission.js");
+        const promptedText = await promptText(text);
+        const ask = opts.json === true ? undefined : terminalAsker();
         process.exitCode = await runPromptCommand({
-          text: await promptText(text),
+          text: promptedText,
           json: opts.json === true,
           target,
           cwd: opts.cwd,
-          policies: policiesFromFlags({ denyAll: true, ...opts }),
+          policies: policiesFromFlags(ask === undefined ? { denyAll: true, ...opts } : opts),
+          ...(ask === undefined ? {} : { ask }),
+          ...(opts.auth === undefined ? {} : { auth: opts.auth }),
+          ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout }),
+          failOnRefusal: opts.failOnRefusal === true,
           out: process.stdout,
           err: process.stderr,
           verbose: opts.verbose === true,

@@ -22,6 +22,22 @@ export interface PolicyFlags {
   readonly policy?: string;
 }
 
+/** Where each policy of {@link policiesFromFlags} came from, in words. */
+const sources = new WeakMap<PermissionPolicy, string>();
+
+/**
+ * Where a policy of {@link policiesFromFlags} came from (`--deny-all`, `--policy rules.txt`,
+ * `an earlier "always" answer`), for saying who answered a permission request.
+ */
+export function policySource(policy: PermissionPolicy): string | undefined {
+  return sources.get(policy);
+}
+
+function named(policy: PermissionPolicy, source: string): PermissionPolicy {
+  sources.set(policy, source);
+  return policy;
+}
+
 /** The policies for the flags, in order: rules, read-only, remembered answers, yes / deny. */
 export function policiesFromFlags(flags: PolicyFlags): PermissionPolicy[] {
   const policies: PermissionPolicy[] = [];
@@ -35,14 +51,14 @@ export function policiesFromFlags(flags: PolicyFlags): PermissionPolicy[] {
       );
     }
     try {
-      policies.push(permissionRules(text));
+      policies.push(named(permissionRules(text), `--policy ${flags.policy}`));
     } catch (error) {
       throw new UsageError(`${flags.policy}: ${(error as Error).message}`);
     }
   }
-  if (flags.allowReads === true) policies.push(allowReadOnly());
-  policies.push(rememberedAnswers());
-  if (flags.yes === true) policies.push(allowAll());
-  else if (flags.denyAll === true) policies.push(denyAll());
+  if (flags.allowReads === true) policies.push(named(allowReadOnly(), "--allow-reads"));
+  policies.push(named(rememberedAnswers(), 'an earlier "always" answer'));
+  if (flags.yes === true) policies.push(named(allowAll(), "--yes"));
+  else if (flags.denyAll === true) policies.push(named(denyAll(), "--deny-all"));
   return policies;
 }

@@ -23,6 +23,11 @@ export interface SignalOptions {
    * (an agent's login command), which gets the Ctrl-C itself.
    */
   readonly ignoreInterrupt?: () => boolean;
+  /**
+   * Called at once for each signal acted on: `cancel` when a `SIGINT` cancels the turn,
+   * `end` when the program ends (to say so before the agent is closed).
+   */
+  readonly onSignal?: (signal: NodeJS.Signals, action: "cancel" | "end") => void;
 }
 
 const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
@@ -57,12 +62,14 @@ export function endOnSignals(
       if (options.ignoreInterrupt?.() === true) return;
       if (options.cancelTurns === true && !cancelling && controller.phase === "prompting") {
         cancelling = true;
+        options.onSignal?.(signal, "cancel");
         void controller.cancel().catch(() => undefined);
         return;
       }
     }
     if (received !== undefined) return;
     received = signal;
+    options.onSignal?.(signal, "end");
     void controller
       .close()
       .catch(() => undefined)
