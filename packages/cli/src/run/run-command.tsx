@@ -24,6 +24,7 @@ import {
   type SessionChoice,
   type SessionMemory,
 } from "../session-memory.js";
+import { PermissionAnswers } from "./permission-answers.js";
 import { PlainTranscript } from "./plain-transcript.js";
 // Types only: the picker's module loads Ink, which must wait for FORCE_COLOR (see runLive).
 import type { SessionPick, SessionPickerSlot } from "./session-picker.js";
@@ -150,12 +151,15 @@ async function runLive(options: RunOptions): Promise<number> {
     picker === undefined ? undefined : (choices) => picker.pick(choices),
     (text) => ui.notify("info", text),
   );
-  const controller = new AgentController({
+  // (The controller is made below; the answers reach its sessions once it is.)
+  const answers = new PermissionAnswers(() => controller.sessions);
+  const controller: AgentController = new AgentController({
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
     ...(options.choices === undefined ? {} : { choices: options.choices }),
-    askPermission: ui.askPermission,
+    askPermission: answers.asked(ui.askPermission),
+    wrapClient: answers.wrap,
     onTerminalOutput: ui.onTerminalOutput,
     ...(firstSession === undefined ? {} : { firstSession }),
   });
@@ -177,6 +181,7 @@ async function runLive(options: RunOptions): Promise<number> {
         ui,
         suspend,
         onQuit,
+        answers,
         ...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt }),
         ...(picker === undefined ? {} : { sessionPicker: { slot: picker, cwd: options.cwd } }),
       }),
