@@ -309,6 +309,7 @@ export function buildProgram(): Command {
     withChoiceOptions(
       withProtocolOption(withRemoteOptions(program.command("run")))
         .description("an interactive session with an ACP agent")
+        .usage('[options] <agent> ["task"]  |  [options] ["task"] -- <agent command...>')
         .argument(
           "[agent...]",
           'an agent name and the task to start with (run claude "fix the tests"), or the agent\'s command after -- (the task before it)',
