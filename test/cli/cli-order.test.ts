@@ -115,8 +115,17 @@ describe("acp-kit run: the transcript in the order things happened", () => {
       "cancelled at the permission request",
       "(the turn ended: cancelled)",
     );
+    // A cancel that drops queued prompts says so in the same notice.
+    t.send("wait for me");
+    await t.waitFor(/wait for me[\s\S]*Waiting for you to cancel\./);
+    t.send("where are we");
+    await t.waitFor("⧗ queued: where are we");
+    t.keys("C-c");
+    await t.waitFor("(the turn ended: cancelled; 1 queued prompt dropped)");
     // One notice per cancel: the transcript says it, the hint does not say it again.
-    expect(second.match(/the turn ended: cancelled/g)).toHaveLength(2);
-    expect(second).not.toContain("The turn was cancelled");
+    const screen = t.screen();
+    expect(screen.match(/the turn ended: cancelled/g)).toHaveLength(3);
+    expect(screen).not.toMatch(/^\(1 queued prompt dropped\)/m);
+    expect(screen).not.toContain("The turn was cancelled");
   });
 });
