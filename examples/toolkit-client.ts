@@ -17,20 +17,25 @@ const dir = mkdtempSync(join(tmpdir(), "acp-kit-toolkit-"));
 const notes = join(dir, "notes.txt");
 writeFileSync(notes, "Shopping list\n- coffee\n- apples\n");
 
-await using agent = await connectAgent({
+const agent = await connectAgent({
   command: process.execPath,
   args: ["--import", "tsx", "examples/agent.ts"],
   permissions: { policies: [allowAll()] },
 });
-const session = await agent.newSession({ cwd: dir });
-const { stopReason } = await session.prompt([
-  { type: "text", text: "Please tidy up my notes." },
-  { type: "resource_link", uri: pathToFileURL(notes).href, name: "notes.txt" },
-]);
+try {
+  const session = await agent.newSession({ cwd: dir });
+  const { stopReason } = await session.prompt([
+    { type: "text", text: "Please tidy up my notes." },
+    { type: "resource_link", uri: pathToFileURL(notes).href, name: "notes.txt" },
+  ]);
 
-for (const item of session.state.thread) {
-  if (item.type === "message") console.log(`${item.role}> ${messageText(item)}`);
-  else if (item.type === "tool_call") console.log(`[${item.status}] ${item.title}`);
+  for (const item of session.state.thread) {
+    if (item.type === "message") console.log(`${item.role}> ${messageText(item)}`);
+    else if (item.type === "tool_call") console.log(`[${item.status}] ${item.title}`);
+  }
+  console.log(`stop reason: ${stopReason}`);
+  console.log(`notes.txt is now:\n${readFileSync(notes, "utf8")}`);
+} finally {
+  // Ends the agent and its terminals (`await using agent = ...` does it on Node 24+).
+  await agent.close();
 }
-console.log(`stop reason: ${stopReason}`);
-console.log(`notes.txt is now:\n${readFileSync(notes, "utf8")}`);

@@ -1,18 +1,17 @@
 /**
  * `acp-kit run --plain` with stdin on a pipe, as an editor or a script drives it: closing
- * stdin while a turn runs cancels the turn (`session/cancel`) and the program exits;
- * closing it between turns simply ends the conversation. Runs the built CLI.
+ * stdin means that no more prompts come (the running turn goes on to its end, then the
+ * program exits); Ctrl-C (SIGINT) cancels the turn. Runs the built CLI.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
 const scriptedAgent = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
 const scenario = join(repoRoot, "test", "cli", "fixtures", "cli-scenario.json");
-const deafAgent = join(repoRoot, "test", "cli", "fixtures", "deaf-agent.mjs");
 const scriptedArgs = [process.execPath, scriptedAgent, "--no-delays", scenario];
 
 beforeAll(() => {
@@ -91,23 +90,21 @@ function exitWithin(run: Running, ms: number): Promise<number | null | "still ru
 }
 
 describe("acp-kit run --plain with stdin on a pipe", { timeout: 60_000 }, () => {
-  it("cancels the running turn when stdin closes, then exits with 13", async () => {
+  it("lets the running turn go on when stdin closes; SIGINT cancels it (exit 13)", async () => {
     const run = runPlain();
     await run.waitFor("connected to");
     run.child.stdin.write("please wait\n");
     // The scripted agent's turn now runs until it is cancelled.
     await run.waitFor("Waiting for you to cancel.");
-    const closedAt = performance.now();
     run.child.stdin.end();
-    // Generous for a shared machine; the turn ends as soon as the agent sees the cancel.
+    await new Promise((resolve) => run.child.stdin.once("close", resolve));
+    run.child.kill("SIGINT");
     expect(await exitWithin(run, 10_000)).toBe(13);
-    const took = performance.now() - closedAt;
     const out = run.stdout();
-    expect(out).toContain("stdin closed: cancelling the turn");
+    expect(out).not.toContain("stdin closed");
     // The agent saw session/cancel: its after-cancel steps ran and the turn ended cancelled.
     expect(out).toContain("(stopped)");
     expect(out).toContain("(cancelled)");
-    expect(took).toBeLessThan(10_000);
   });
 
   it("sends every line, and ends normally when stdin closes between turns", async () => {
@@ -122,23 +119,5 @@ describe("acp-kit run --plain with stdin on a pipe", { timeout: 60_000 }, () => 
     expect(await exitWithin(run, 10_000)).toBe(0);
     expect(run.stdout()).not.toContain("stdin closed");
     expect(run.stdout().match(/\(end_turn\)/g)).toHaveLength(2);
-  });
-
-  it("exits after a grace when the agent ignores the cancel, and ends the agent", async () => {
-    const run = runPlain([process.execPath, deafAgent]);
-    await run.waitFor("connected to");
-    run.child.stdin.write("work\n");
-    await run.waitFor("working for ever");
-    const closedAt = performance.now();
-    run.child.stdin.end();
-    await run.waitFor("cancel seen, ignored");
-    // The grace is 5 s; the margin is for a shared machine.
-    expect(await exitWithin(run, 20_000)).toBe(13);
-    const took = performance.now() - closedAt;
-    expect(took).toBeGreaterThan(4_000);
-    expect(run.stdout()).toContain("(cancelled)");
-    const pid = Number(/working for ever \(pid (\d+)\)/.exec(run.stdout())?.[1]);
-    expect(pid).toBeGreaterThan(0);
-    await vi.waitFor(() => expect(() => process.kill(pid, 0)).toThrow(), { timeout: 5_000 });
   });
 });

@@ -183,6 +183,57 @@ describe("permission branching", () => {
   });
 });
 
+describe("permission about a tool call never reported (Codex)", () => {
+  const scenario = {
+    turns: [
+      {
+        steps: [
+          {
+            permission: ["allow_once", "reject_once"],
+            call: { title: "rm -rf build", kind: "execute", rawInput: { command: "rm" } },
+            allow: [{ toolUpdate: { status: "completed" } }],
+            reject: [{ text: "left alone" }],
+          },
+        ],
+      },
+    ],
+  };
+
+  it("asks with the call's fields and a new id, and sends no tool_call", async () => {
+    const { h, sessionId } = await session(scenario, {
+      permission: () => ({ outcome: { outcome: "selected", optionId: "reject_once" } }),
+    });
+    expect(await h.prompt(sessionId, "go")).toBe("end_turn");
+    const request = h.received.find(
+      (m) => "method" in m && m.method === "session/request_permission",
+    );
+    expect(request).toMatchObject({
+      params: {
+        toolCall: {
+          toolCallId: "call_1",
+          title: "rm -rf build",
+          kind: "execute",
+          status: "pending",
+          rawInput: { command: "rm" },
+        },
+      },
+    });
+    const kinds = h.updates().map((u) => u.sessionUpdate);
+    expect(kinds).not.toContain("tool_call");
+    expect(agentText(h.updates())).toBe("left alone");
+  });
+
+  it("is a tool call for the steps after it, in its branches too", async () => {
+    const { h, sessionId } = await session(scenario, {
+      permission: () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }),
+    });
+    await h.prompt(sessionId, "go");
+    expect(h.updates()).toEqual([
+      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed" },
+    ]);
+  });
+});
+
 describe("cancellation", () => {
   it("waitForCancel waits for session/cancel, runs its steps and ends cancelled", async () => {
     const { h, sessionId } = await session({

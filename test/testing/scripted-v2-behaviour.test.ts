@@ -450,4 +450,39 @@ describe("what v2 cannot say is an explicit error", () => {
       data: { noV2Equivalent: expect.stringContaining("current_mode_update") as unknown },
     });
   });
+
+  it("permission with its own call: the subject carries the call, no tool call is sent before", async () => {
+    const scenario = {
+      turns: [
+        {
+          steps: [
+            {
+              permission: ["allow_once", "reject_once"],
+              call: { title: "rm -rf build", kind: "execute" },
+              reject: [{ text: "left alone" }],
+            },
+          ],
+        },
+      ],
+    };
+    const client = connect(scenario, {}, { permission: "deny" });
+    const { sessionId } = await client.newSessionV2();
+    expect(await client.prompt(sessionId, "go")).toEqual({ stopReason: "end_turn" });
+    expect(client.requestsOf("session/request_permission")[0]?.params).toMatchObject({
+      title: "rm -rf build",
+      subject: {
+        type: "tool_call",
+        toolCall: {
+          toolCallId: "call_1",
+          title: "rm -rf build",
+          kind: "execute",
+          status: "pending",
+        },
+      },
+    });
+    expect(client.textOf(sessionId)).toBe("left alone");
+    expect(
+      client.updatesV2(sessionId).filter((u) => u.sessionUpdate === "tool_call_update"),
+    ).toEqual([]);
+  });
 });

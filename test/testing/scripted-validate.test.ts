@@ -24,6 +24,22 @@ describe("scenario validation", () => {
     expect(() => parseScenario(readFileSync(fixture, "utf8"))).not.toThrow();
   });
 
+  it("takes a permission step's own call in place of an earlier tool call, with a title", () => {
+    const call = { title: "rm -rf build", kind: "execute" };
+    expect(validateScenario(turn({ permission: ["allow_once"], call })).ok).toBe(true);
+    expect(
+      validateScenario(
+        turn(
+          { permission: ["allow_once"], call, toolCallId: "x" },
+          { toolUpdate: {}, toolCallId: "x" },
+        ),
+      ).ok,
+    ).toBe(true);
+    expect(problems(turn({ permission: ["allow_once"], call: { kind: "execute" } }))).toEqual([
+      "turns[0].steps[0].call.title: is missing (expected the tool call's title)",
+    ]);
+  });
+
   it("requires turns and an object", () => {
     expect(problems([])).toEqual(["scenario: is an array (expected a scenario object)"]);
     expect(problems({})).toEqual(["turns: is missing (expected an array of turns)"]);

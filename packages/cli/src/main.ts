@@ -200,6 +200,9 @@ async function promptText(text: string): Promise<string> {
 const RUN_EXAMPLES = `
 Examples:
   acp-kit run claude                       a named agent (see \`acp-kit agents\`)
+  acp-kit run claude "fix the tests"       start with this task
+  echo "fix it" | acp-kit run claude       run the task from stdin, exit after the answer
+  acp-kit run claude --continue            go on with the last session here
   acp-kit run -- node my-agent.js --flag   any command that speaks ACP on stdio
   acp-kit run --allow-reads gemini         reads are allowed; you answer the other requests
   acp-kit run --policy rules.txt codex     rules like "allow edit src/**", "deny execute *"
@@ -223,8 +226,41 @@ type RunFlags = PolicyFlags &
     cwd: string;
     plain?: boolean;
     resume?: string | true;
+    continue?: boolean;
     protocol?: "auto" | 1 | 2;
   };
+
+/**
+ * The words of `run`: the agent's and the task's. `run claude fix the tests`: the agent's
+ * name, then the task; `run "fix the tests" -- node agent.js`: the task before `--`, the
+ * agent's command after it (commander hands both over as one list); with `--url` (no agent
+ * word), every word is the task's.
+ */
+function runWords(
+  words: readonly string[],
+  argv: readonly string[],
+  remote: boolean,
+): { words: string[]; task?: string } {
+  const dash = argv.indexOf("--");
+  let agent: string[];
+  let taskWords: readonly string[];
+  if (remote && dash < 0) {
+    agent = [];
+    taskWords = words;
+  } else if (words[0] === "--") {
+    agent = [...words];
+    taskWords = [];
+  } else if (dash >= 0) {
+    const after = Math.min(words.length, argv.length - dash - 1);
+    agent = words.slice(words.length - after);
+    taskWords = words.slice(0, words.length - after);
+  } else {
+    agent = words.slice(0, 1);
+    taskWords = words.slice(1);
+  }
+  const task = taskWords.join(" ");
+  return task.trim() === "" ? { words: agent } : { words: agent, task };
+}
 
 /**
  * The session store, and how this agent in this directory is named on a `run` command
@@ -291,20 +327,31 @@ export function buildProgram(): Command {
     withChoiceOptions(
       withProtocolOption(withRemoteOptions(program.command("run")))
         .description("an interactive session with an ACP agent")
-        .argument("[agent...]", "an agent name, or its command after --")
+        .usage('[options] <agent> ["task"]  |  [options] ["task"] -- <agent command...>')
+        .argument(
+          "[agent...]",
+          'an agent name and the task to start with (run claude "fix the tests"), or the agent\'s command after -- (the task before it)',
+        )
         .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
         .option("--plain", "print a plain transcript instead of the live view")
         .option(
           "--resume [id]",
           "open an earlier session: its id, a start of it, or its name; without one, choose among the recent ones",
-        ),
+        )
+        .option("--continue", "go on with the most recent session of this agent in this directory"),
     ).addHelpText("after", RUN_EXAMPLES),
-  ).action(async (words: string[], opts: RunFlags) => {
+  ).action(async (allWords: string[], opts: RunFlags) => {
     try {
+      const split = runWords(allWords, process.argv, opts.url !== undefined);
+      const task = split.task;
+      let words = split.words;
       // `run --resume claude`: an agent is needed, so the word is the agent, not an id.
       if (typeof opts.resume === "string" && words.length === 0) {
         words = [opts.resume];
         opts = { ...opts, resume: true };
+      }
+      if (opts.resume !== undefined && opts.continue === true) {
+        throw new UsageError("Give --resume or --continue, not both.");
       }
       const target = withProtocol(await agentTarget(words, opts), opts.protocol);
       const memory = await sessionMemory(target, words, opts);
@@ -316,7 +363,12 @@ export function buildProgram(): Command {
         plain: plainMode(opts.plain),
         color: useColor(process.stdout),
         choices: choicesOf(opts),
-        sessions: { memory, ...(opts.resume === undefined ? {} : { resume: opts.resume }) },
+        ...(task === undefined ? {} : { initialPrompt: task }),
+        sessions: {
+          memory,
+          ...(opts.resume === undefined ? {} : { resume: opts.resume }),
+          ...(opts.continue === true ? { continue: true } : {}),
+        },
       });
     } catch (error) {
       fail(error);

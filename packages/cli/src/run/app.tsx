@@ -39,6 +39,7 @@ import { blocksText, finishedPrefix, liveTail, tokens, typedText } from "./text.
 import { ToolCallView } from "./tool-call-view.js";
 import { OpenSessionPicker, type SessionPickerSlot } from "./session-picker.js";
 import type { TranscriptEntry, UiModel } from "./ui-model.js";
+import { answerText, type PermissionAnswer, type PermissionAnswers } from "./permission-answers.js";
 
 /** Props of {@link App}. */
 export interface AppProps {
@@ -52,6 +53,8 @@ export interface AppProps {
   readonly initialPrompt?: string;
   /** Where `run --resume` opens its picker of sessions (in the directory `cwd`). */
   readonly sessionPicker?: { readonly slot: SessionPickerSlot; readonly cwd: string };
+  /** How permission requests were answered: a refused or cancelled call's row says so. */
+  readonly answers?: PermissionAnswers;
 }
 
 function ItemView({
@@ -59,10 +62,13 @@ function ItemView({
   ui,
   asking,
   maxRows,
+  answer,
 }: {
   item: ThreadItem;
   ui: UiModel;
   asking?: string | undefined;
+  /** For a tool call: how its permission request was answered. */
+  answer?: PermissionAnswer | undefined;
   /** For the item still streaming: show only its end, about this many rows. */
   maxRows?: number | undefined;
 }): ReactNode {
@@ -121,7 +127,14 @@ function ItemView({
     case "tool_call":
       // While a permission question about this call is open, the question shows it.
       if (asking === item.toolCallId) return null;
-      return <ToolCallView call={item} terminals={ui.terminals} expanded />;
+      return (
+        <Box flexDirection="column">
+          <ToolCallView call={item} terminals={ui.terminals} expanded />
+          {answerText(answer) === undefined ? null : (
+            <Text dimColor>{`  ${answerText(answer)}`}</Text>
+          )}
+        </Box>
+      );
     case "compaction":
       return <Text dimColor>⟳ context compaction: {item.status}</Text>;
     default:
@@ -152,8 +165,18 @@ function PlanView({ entries }: { entries: readonly PlanEntry[] }): ReactNode {
   );
 }
 
-function TranscriptView({ entry, ui }: { entry: TranscriptEntry; ui: UiModel }): ReactNode {
-  if (entry.kind === "item") return <ItemView item={entry.item} ui={ui} />;
+function TranscriptView({
+  entry,
+  ui,
+  answerOf,
+}: {
+  entry: TranscriptEntry;
+  ui: UiModel;
+  answerOf: (item: ThreadItem) => PermissionAnswer | undefined;
+}): ReactNode {
+  if (entry.kind === "item") {
+    return <ItemView item={entry.item} ui={ui} answer={answerOf(entry.item)} />;
+  }
   if (entry.kind === "plan") return <PlanView entries={entry.entries} />;
   const color =
     entry.notice.level === "error" ? "red" : entry.notice.level === "warn" ? "yellow" : "gray";
@@ -258,6 +281,12 @@ function isCommandName(name: string): boolean {
   return /^[\w-]+$/.test(name) && !existsSync(`/${name}`);
 }
 
+/** "N queued prompts dropped" after `separator`, or nothing for none. */
+function droppedText(count: number, separator: string): string {
+  if (count === 0) return "";
+  return `${separator}${count} queued prompt${count === 1 ? "" : "s"} dropped`;
+}
+
 /** How many raw Ctrl-C characters a chunk of input holds. */
 function countCtrlC(input: string): number {
   let count = 0;
@@ -302,6 +331,7 @@ export function App({
   onQuit,
   initialPrompt,
   sessionPicker,
+  answers,
 }: AppProps): ReactNode {
   // Drawn once per frame however fast updates come (see frame-rate.ts).
   useStoreByFrame(controller.onChange, controller.snapshot);
@@ -328,7 +358,8 @@ export function App({
       setHint(undefined);
     }
     if (controller.phase !== "prompting" && hint?.startsWith("Cancelling") === true) {
-      setHint("The turn was cancelled. (Ctrl-C again to exit)");
+      // (The transcript says that the turn was cancelled: the hint only says what is next.)
+      setHint("Ctrl-C again to exit.");
     }
   });
   const [sentInitial, setSentInitial] = useState(false);
@@ -354,6 +385,11 @@ export function App({
   const settled = sessionId === undefined ? 0 : ui.settledCount(sessionId);
   // A v2 agent's own terminals, for the tool calls that show them.
   if (state !== undefined) ui.followAgentTerminals(state);
+  // (Rows are printed while their session is the current one.)
+  const answerOf = (item: ThreadItem): PermissionAnswer | undefined =>
+    item.type !== "tool_call" || sessionId === undefined
+      ? undefined
+      : answers?.get(sessionId, item.toolCallId);
 
   // Items are printed for good once they stop changing: during a turn, finished tool calls
   // and messages something followed; the rest (and the plan) when the turn is over. A
@@ -439,18 +475,33 @@ export function App({
     prompt(text);
   };
 
+  // A turn's end is told after the turn's items: they are printed first (the effect that
+  // prints them runs only after the next frame, later than the notice would be).
+  const settleTurn = (turnSession: string | undefined): void => {
+    const turnState = turnSession === undefined ? undefined : controller.sessions.get(turnSession);
+    if (turnSession === undefined || turnState === undefined || turnState.loading) return;
+    ui.settle(turnSession, turnState, threadLength(turnState), turnState.plan);
+  };
+
   const prompt = (text: string): void => {
     resetInterrupts();
+    const turnSession = controller.sessionId;
     void controller.prompt([{ type: "text", text }]).then(
       ({ stopReason }) => {
-        if (stopReason !== "end_turn") ui.notify("warn", `(the turn ended: ${stopReason})`);
-        // A cancelled turn drops what was queued behind it; else the next one goes out.
-        if (stopReason === "cancelled") dropQueue();
-        else sendQueued();
+        settleTurn(turnSession);
+        // A cancelled turn drops what was queued behind it (said in the same notice: one
+        // notice per cancel); else the next one goes out.
+        const dropped = stopReason === "cancelled" ? takeQueue() : 0;
+        if (stopReason !== "end_turn") {
+          ui.notify("warn", `(the turn ended: ${stopReason}${droppedText(dropped, "; ")})`);
+        }
+        if (stopReason !== "cancelled") sendQueued();
       },
       (error: unknown) => {
+        settleTurn(turnSession);
         ui.notify("error", failureText(error));
-        dropQueue();
+        const dropped = takeQueue();
+        if (dropped > 0) ui.notify("info", `(${droppedText(dropped, "")})`);
       },
     );
   };
@@ -462,11 +513,11 @@ export function App({
     send(next);
   };
 
-  const dropQueue = (): void => {
+  /** Empties the queue; returns how many prompts it held. */
+  const takeQueue = (): number => {
     const count = queue.current.length;
-    if (count === 0) return;
-    setQueue([]);
-    ui.notify("info", `(${count} queued prompt${count === 1 ? "" : "s"} dropped)`);
+    if (count > 0) setQueue([]);
+    return count;
   };
 
   useEffect(() => {
@@ -627,7 +678,7 @@ export function App({
         {(entry) => (
           // Static output is laid out on its own: give it the terminal's width to wrap at.
           <Box key={entry.key} flexDirection="column" width={columns}>
-            <TranscriptView entry={entry} ui={ui} />
+            <TranscriptView entry={entry} ui={ui} answerOf={answerOf} />
           </Box>
         )}
       </Static>
@@ -670,6 +721,7 @@ export function App({
               item={item}
               ui={ui}
               asking={question?.request.toolCall.toolCallId}
+              answer={answerOf(item)}
               maxRows={i === live.length - 1 ? liveRows : undefined}
             />
           ))}

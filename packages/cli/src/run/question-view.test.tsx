@@ -1,9 +1,9 @@
 import { useSyncExternalStore, type ReactNode } from "react";
 import { describe, expect, it } from "vitest";
 import type { PermissionPromptInfo } from "acp-kit/node";
-import type { RequestPermissionRequest } from "acp-kit";
+import type { PermissionOption, RequestPermissionRequest } from "acp-kit";
 import { SessionStore } from "acp-kit";
-import { FirstQuestion } from "./question-view.js";
+import { FirstQuestion, safeDefaultOption } from "./question-view.js";
 import { UiModel } from "./ui-model.js";
 import { renderWithKeys, terminal, tick } from "../../../../test/support/ink-terminal.js";
 
@@ -70,5 +70,36 @@ describe("QuestionView", () => {
     await tick(100);
     await expect(byEscape).resolves.toEqual({ outcome: "selected", optionId: "reject_once" });
     instance.unmount();
+  });
+
+  it("highlights the first one-time allow, never an always option, in any order", async () => {
+    const { ui, t, instance } = mount();
+    // Claude lists "Always Allow" first; some agents list several "always" options.
+    const claude = ui.askPermission(
+      request("a", ["allow_always", "allow_once", "reject_once"]),
+      info,
+    );
+    await tick();
+    await press(t, "\r");
+    await expect(claude).resolves.toEqual({ outcome: "selected", optionId: "allow_once" });
+    const rejectFirst = ui.askPermission(
+      request("b", ["reject_always", "allow_always", "reject_once"]),
+      info,
+    );
+    await tick();
+    await press(t, "\r");
+    await expect(rejectFirst).resolves.toEqual({ outcome: "selected", optionId: "reject_once" });
+    instance.unmount();
+  });
+});
+
+describe("safeDefaultOption", () => {
+  const kinds = (...list: PermissionOption["kind"][]): PermissionOption[] =>
+    list.map((kind, i) => ({ optionId: `o${i}`, name: kind, kind }));
+  it("prefers a one-time allow, then a one-time reject, never an always option", () => {
+    expect(safeDefaultOption(kinds("allow_always", "allow_once", "reject_once"))).toBe(1);
+    expect(safeDefaultOption(kinds("allow_always", "reject_always", "reject_once"))).toBe(2);
+    expect(safeDefaultOption(kinds("allow_once", "allow_always"))).toBe(0);
+    expect(safeDefaultOption(kinds("allow_always", "reject_always"))).toBe(0);
   });
 });

@@ -28,6 +28,25 @@ function escapeChoice(options: readonly PermissionOption[]): PermissionOption | 
   );
 }
 
+/**
+ * The option highlighted when the box opens, whatever order the agent lists them in: the
+ * first one-time allow, else the first one-time reject, else the first option that is not
+ * an "always" one (an Enter pressed without looking must never grant or refuse for the
+ * rest of the session). Only when every option is an "always" one is the first
+ * highlighted.
+ */
+export function safeDefaultOption(options: readonly PermissionOption[]): number {
+  const at = (test: (option: PermissionOption) => boolean): number => options.findIndex(test);
+  for (const index of [
+    at((o) => o.kind === "allow_once"),
+    at((o) => o.kind === "reject_once"),
+    at((o) => o.kind !== "allow_always" && o.kind !== "reject_always"),
+  ]) {
+    if (index >= 0) return index;
+  }
+  return 0;
+}
+
 /** See the module comment. */
 export function QuestionView({
   question,
@@ -52,10 +71,15 @@ export function QuestionView({
   };
   // The highlighted option is read when the key comes, not from the last render: `↓` and
   // `Enter` in one chunk must choose the option below (see `choice.ts`).
-  const { index, onKey } = useChoice(options.length, {
-    onChoose: (i) => choose(options[i]),
-    onEscape: () => choose(escapeChoice(options)),
-  });
+  const { index, onKey } = useChoice(
+    options.length,
+    {
+      onChoose: (i) => choose(options[i]),
+      onEscape: () => choose(escapeChoice(options)),
+    },
+    true,
+    safeDefaultOption(options),
+  );
   useKeys(onKey);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>

@@ -6,7 +6,6 @@
 import { openSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { ReadStream } from "node:tty";
-import type * as schema from "acp-kit";
 import type { PermissionPolicy } from "acp-kit/node";
 import { AgentController } from "../controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
@@ -14,6 +13,7 @@ import { endOnSignals, signalExitCode } from "../signals.js";
 import type { SessionChoices } from "../session-options.js";
 import type { AgentTarget } from "../target.js";
 import {
+  promptSession,
   rememberSessions,
   requireRestore,
   resolveResume,
@@ -24,6 +24,7 @@ import {
   type SessionChoice,
   type SessionMemory,
 } from "../session-memory.js";
+import { PermissionAnswers } from "./permission-answers.js";
 import { PlainTranscript } from "./plain-transcript.js";
 // Types only: the picker's module loads Ink, which must wait for FORCE_COLOR (see runLive).
 import type { SessionPick, SessionPickerSlot } from "./session-picker.js";
@@ -38,7 +39,10 @@ export interface RunOptions {
   /** Print a plain transcript (no live view, no questions). */
   readonly plain: boolean;
   readonly color: boolean;
-  /** Sent as soon as the session is ready (the demo's first turn). */
+  /**
+   * Sent as soon as the session is ready (the demo's first turn, `run AGENT "task"`); in
+   * plain mode, before the lines of stdin.
+   */
   readonly initialPrompt?: string;
   /** In plain mode: the prompts to send, in order (default: lines read from stdin). */
   readonly scriptedPrompts?: readonly string[];
@@ -46,8 +50,15 @@ export interface RunOptions {
   readonly banner?: string;
   /** The mode and model each session gets (`--mode`, `--model`). */
   readonly choices?: SessionChoices;
-  /** Remember the sessions opened; `resume`: open a remembered one (`true`: choose). */
-  readonly sessions?: { readonly memory: SessionMemory; readonly resume?: string | true };
+  /**
+   * Remember the sessions opened; `resume`: open a remembered one (`true`: choose);
+   * `continue`: open the most recent one (`run --continue`, as `prompt --continue`).
+   */
+  readonly sessions?: {
+    readonly memory: SessionMemory;
+    readonly resume?: string | true;
+    readonly continue?: boolean;
+  };
 }
 
 /** Esc in the `--resume` picker: the program ends without opening a session. */
@@ -64,6 +75,12 @@ function resumeFirst(
   notify: (text: string) => void = () => undefined,
 ): ((controller: AgentController) => Promise<void>) | undefined {
   const resume = sessions?.resume;
+  if (sessions?.continue === true) {
+    const { memory } = sessions;
+    return async (controller) => {
+      await restoreOrNew(controller, await promptSession(controller, memory, { continue: true }));
+    };
+  }
   if (sessions === undefined || resume === undefined) return undefined;
   const { memory } = sessions;
   return async (controller) => {
@@ -150,12 +167,15 @@ async function runLive(options: RunOptions): Promise<number> {
     picker === undefined ? undefined : (choices) => picker.pick(choices),
     (text) => ui.notify("info", text),
   );
-  const controller = new AgentController({
+  // (The controller is made below; the answers reach its sessions once it is.)
+  const answers = new PermissionAnswers(() => controller.sessions);
+  const controller: AgentController = new AgentController({
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
     ...(options.choices === undefined ? {} : { choices: options.choices }),
-    askPermission: ui.askPermission,
+    askPermission: answers.asked(ui.askPermission),
+    wrapClient: answers.wrap,
     onTerminalOutput: ui.onTerminalOutput,
     ...(firstSession === undefined ? {} : { firstSession }),
   });
@@ -177,6 +197,7 @@ async function runLive(options: RunOptions): Promise<number> {
         ui,
         suspend,
         onQuit,
+        answers,
         ...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt }),
         ...(picker === undefined ? {} : { sessionPicker: { slot: picker, cwd: options.cwd } }),
       }),
@@ -242,8 +263,18 @@ async function runLive(options: RunOptions): Promise<number> {
   return exitCode;
 }
 
-/** How long a turn cancelled because stdin closed may take to end before `run` exits anyway. */
-const CANCEL_GRACE_MS = 5000;
+/**
+ * The prompts of a plain run: the scripted ones (the demo), else the first one given and
+ * then each line of stdin, until it ends.
+ */
+async function* plainPrompts(options: RunOptions): AsyncGenerator<string> {
+  if (options.scriptedPrompts !== undefined) {
+    yield* options.scriptedPrompts;
+    return;
+  }
+  if (options.initialPrompt !== undefined) yield options.initialPrompt;
+  yield* createInterface({ input: process.stdin, terminal: false });
+}
 
 async function runPlain(options: RunOptions): Promise<number> {
   const out = process.stdout;
@@ -300,47 +331,14 @@ async function runPlain(options: RunOptions): Promise<number> {
       );
       return ExitCodes.AUTH_REQUIRED;
     }
-    const prompts =
-      options.scriptedPrompts ??
-      (options.initialPrompt === undefined ? undefined : [options.initialPrompt]);
-    // stdin is the conversation: when it closes while a turn runs, whoever was typing has
-    // gone, so the turn is cancelled and the program exits after it.
-    const input = prompts ?? createInterface({ input: process.stdin, terminal: false });
-    let turnRunning = false;
-    // Set by the close handler (an object: the loop must read it afresh after each await).
-    const stdinState = { closedDuringTurn: false };
-    let onClosedDuringTurn = (): void => undefined;
-    if (prompts === undefined) {
-      (input as ReturnType<typeof createInterface>).once("close", () => {
-        if (!turnRunning || signals.received !== undefined) return;
-        stdinState.closedDuringTurn = true;
-        transcript.line("stdin closed: cancelling the turn");
-        void controller.cancel().catch(() => undefined);
-        onClosedDuringTurn();
-      });
-    }
-    for await (const text of input) {
+    // stdin holds the prompts, one a line. Its end means that no more will come: the
+    // turns already sent run to their end (`echo task | acp-kit run AGENT` waits for the
+    // answer), then the program exits. Ctrl-C cancels a turn.
+    for await (const text of plainPrompts(options)) {
       if (text.trim() === "") continue;
-      let timer: NodeJS.Timeout | undefined;
-      // Settles only when the agent does not end a turn cancelled this way in time: the
-      // agent is then ended with the connection.
-      const giveUp = new Promise<schema.PromptResponse>((resolve) => {
-        onClosedDuringTurn = () => {
-          timer = setTimeout(() => resolve({ stopReason: "cancelled" }), CANCEL_GRACE_MS);
-        };
-      });
-      turnRunning = true;
-      let response: schema.PromptResponse;
-      try {
-        response = await Promise.race([controller.prompt([{ type: "text", text }]), giveUp]);
-      } finally {
-        turnRunning = false;
-        onClosedDuringTurn = () => undefined;
-        clearTimeout(timer);
-      }
+      const response = await controller.prompt([{ type: "text", text }]);
       transcript.line(`(${response.stopReason})`);
       lastCode = exitCodeForStopReason(response.stopReason);
-      if (stdinState.closedDuringTurn) break;
     }
     return lastCode;
   } catch (error) {

@@ -123,8 +123,14 @@ export interface ToolUpdateStep {
 export interface PermissionStep {
   /** The options offered: kinds (`allow_once`, ...) or full `PermissionOption`s. */
   readonly permission: readonly (schema.PermissionOptionKind | schema.PermissionOption)[];
-  /** The tool call. Default: the turn's latest. */
+  /** The tool call. Default: the turn's latest (with `call`: a new id, `call_<n>`). */
   readonly toolCallId?: string;
+  /**
+   * A tool call not reported before: the request carries these fields and no `tool_call`
+   * is sent (as Codex asks about a command before it reports it, and never reports a
+   * refused one).
+   */
+  readonly call?: ToolCallFields & { readonly title: string };
   /** Runs when an `allow_*` option was chosen. */
   readonly allow?: readonly ScenarioStep[];
   /** Runs when a `reject_*` option was chosen. */

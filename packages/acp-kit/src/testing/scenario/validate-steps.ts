@@ -44,15 +44,17 @@ function checkStep(value: unknown, path: string, context: StepContext, hasToolCa
   if (kind === undefined) return hasToolCall;
   checker.keys(value, path, [kind, ...STEP_OPTIONS[kind]]);
   checkStepValue(kind, value, path, context);
+  // A permission step's own `call` is a tool call of its own (its id, if given, is new).
+  const newCall = kind === "toolCall" || (kind === "permission" && value.call !== undefined);
   for (const key of BRANCH_KEYS) {
     const branch = value[key];
     if (branch === undefined || (key === "waitForCancel" && branch === true)) continue;
     if (key !== kind && !STEP_OPTIONS[kind].includes(key)) continue;
-    checkSteps(branch, join(path, key), context, hasToolCall || kind === "toolCall");
+    checkSteps(branch, join(path, key), context, hasToolCall || newCall);
   }
   collectNames(value, path, context);
   const toolCallId = value.toolCallId;
-  if (kind === "toolCall") {
+  if (newCall) {
     if (typeof toolCallId === "string") context.toolCallIds.add(toolCallId);
     return true;
   }

@@ -146,7 +146,18 @@ const CHECKS: Readonly<Record<StepKind, ValueCheck>> = {
     context.checker.keys(step.toolUpdate, where, fields);
     toolFields(step.toolUpdate, where, context);
   },
-  permission: (step, path, { checker }) => {
+  permission: (step, path, context) => {
+    const { checker } = context;
+    const call = step.call;
+    const at = join(path, "call");
+    if (call !== undefined && checker.object(call, at, "the fields of the tool call asked about")) {
+      const fields = ["title", "kind", "status", "content", "locations", "rawInput", "rawOutput"];
+      checker.keys(call, at, fields);
+      if (checker.required(call, at, "title", "the tool call's title")) {
+        checker.string(call.title, join(at, "title"));
+      }
+      toolFields(call, at, context);
+    }
     const where = join(path, "permission");
     if (!checker.array(step.permission, where, "an array of permission options")) return;
     if (step.permission.length === 0) checker.fail(where, "is empty", "at least one option");

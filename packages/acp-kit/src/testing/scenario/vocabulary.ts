@@ -50,7 +50,7 @@ export const STEP_OPTIONS: Readonly<Record<StepKind, readonly string[]>> = {
   planEntry: ["status"],
   toolCall: ["toolCallId", "kind", "status", "content", "locations", "rawInput", "rawOutput"],
   toolUpdate: ["toolCallId"],
-  permission: ["toolCallId", "allow", "reject", "cancelled"],
+  permission: ["toolCallId", "call", "allow", "reject", "cancelled"],
   readFile: ["line", "limit", "saveAs", ...BRANCHES],
   writeFile: ["content", ...BRANCHES],
   terminal: ["args", "env", "cwd", "outputByteLimit", "toolCallId", "wait", "saveAs", ...BRANCHES],

@@ -104,6 +104,30 @@ function permissionToolCall(toolCallId: string, call: ToolCallView): schema.Tool
   return update;
 }
 
+/**
+ * The tool call of a permission step's `call` (never reported with `tool_call`): recorded
+ * for the request and later steps; returns its id.
+ */
+function unannounced(runner: StepRunner, step: StepOf<"permission">): string {
+  const call = step.call;
+  const session = runner.session;
+  const toolCallId =
+    step.toolCallId === undefined
+      ? `call_${++session.toolCallCount}`
+      : runner.text(step.toolCallId);
+  const view: ToolCallView = {
+    title: call === undefined ? "" : runner.text(call.title),
+    kind: "other",
+    status: "pending",
+    content: [],
+    locations: [],
+  };
+  if (call !== undefined) applyFields(view, fields(call, runner));
+  session.toolCalls.set(toolCallId, view);
+  runner.lastToolCallId = toolCallId;
+  return toolCallId;
+}
+
 /** The handlers of the tool, permission, file and terminal steps. @internal */
 export const TOOL_STEP_HANDLERS: Handlers = {
   toolCall: async (runner, step) => {
@@ -144,7 +168,8 @@ export const TOOL_STEP_HANDLERS: Handlers = {
     return undefined;
   },
   permission: async (runner, step) => {
-    const toolCallId = runner.toolCallId(step.toolCallId);
+    const toolCallId =
+      step.call === undefined ? runner.toolCallId(step.toolCallId) : unannounced(runner, step);
     const request: schema.RequestPermissionRequest = {
       sessionId: runner.turn.sessionId,
       toolCall: permissionToolCall(toolCallId, view(runner, toolCallId)),

@@ -559,14 +559,25 @@ export const V2_STEP_HANDLERS: Handlers = {
     return undefined;
   },
   permission: async (runner, step) => {
-    const toolCallId = runner.toolCallId(step.toolCallId);
-    const known = runner.session.tools.get(toolCallId);
-    const toolCall: v2.ToolCallUpdate = structuredClone(
-      known === undefined ? { toolCallId } : { ...known.state },
-    );
+    let toolCall: v2.ToolCallUpdate;
+    if (step.call === undefined) {
+      const toolCallId = runner.toolCallId(step.toolCallId);
+      const known = runner.session.tools.get(toolCallId);
+      toolCall = structuredClone(known === undefined ? { toolCallId } : { ...known.state });
+    } else {
+      // A call not reported before (see the step's `call`): only the request carries it.
+      const toolCallId =
+        step.toolCallId === undefined
+          ? `call_${++runner.scripted.toolCallCount}`
+          : runner.text(step.toolCallId);
+      runner.lastToolCallId = toolCallId;
+      toolCall = { toolCallId, status: "pending", ...fields(step.call, runner) };
+    }
     const options = permissionOptions(runner.deep([...step.permission]));
     const title =
-      typeof toolCall.title === "string" && toolCall.title !== "" ? toolCall.title : toolCallId;
+      typeof toolCall.title === "string" && toolCall.title !== ""
+        ? toolCall.title
+        : toolCall.toolCallId;
     const answer = await runner.agent.requestPermission({
       title,
       subject: { type: "tool_call", toolCall },
