@@ -15,7 +15,7 @@ import { EXIT_CODE_HELP, ExitCodes } from "./exit-codes.js";
 import { plainReason } from "./live-view.js";
 import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
 import type { SessionChoices } from "./session-options.js";
-import { resolveAgentTarget, UsageError, type AgentTarget } from "./target.js";
+import { resolveAgentTarget, throughProxies, UsageError, type AgentTarget } from "./target.js";
 import { remoteTarget, withRemoteOptions, type RemoteFlags } from "./remote-target.js";
 import { printable } from "./terminal-text.js";
 
@@ -119,17 +119,28 @@ function protocolChoice(value: string): "auto" | 1 | 2 {
 
 /** `--protocol`: which ACP version to speak with the agent. */
 function withProtocolOption(command: Command): Command {
-  return command.option(
-    "--protocol <version>",
-    "the ACP version to speak: auto (v2 when the agent speaks it, else v1), 1 or 2",
-    protocolChoice,
-    "auto",
-  );
+  return command
+    .option(
+      "--protocol <version>",
+      "the ACP version to speak: auto (v2 when the agent speaks it, else v1), 1 or 2",
+      protocolChoice,
+      "auto",
+    )
+    .option(
+      "--proxy <command>",
+      "run through this proxy (one command line; repeat for a chain, client side first)",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    );
 }
 
-/** The target with the `--protocol` chosen. */
-function withProtocol(target: AgentTarget, protocol: "auto" | 1 | 2 | undefined): AgentTarget {
-  return protocol === undefined ? target : { ...target, protocol };
+/** The target with the `--protocol` chosen, behind the `--proxy` chain when given. */
+function withProtocol(
+  target: AgentTarget,
+  protocol: "auto" | 1 | 2 | undefined,
+  proxies?: readonly string[],
+): AgentTarget {
+  const chained = proxies === undefined ? target : throughProxies(target, proxies);
+  return protocol === undefined ? chained : { ...chained, protocol };
 }
 
 /** `--mode` and `--model`: set right after the session opens. */
@@ -228,6 +239,7 @@ type RunFlags = PolicyFlags &
     resume?: string | true;
     continue?: boolean;
     protocol?: "auto" | 1 | 2;
+    proxy?: string[];
   };
 
 /**
@@ -353,7 +365,7 @@ export function buildProgram(): Command {
       if (opts.resume !== undefined && opts.continue === true) {
         throw new UsageError("Give --resume or --continue, not both.");
       }
-      const target = withProtocol(await agentTarget(words, opts), opts.protocol);
+      const target = withProtocol(await agentTarget(words, opts), opts.protocol, opts.proxy);
       const memory = await sessionMemory(target, words, opts);
       const { runInteractive } = await import("./run/run-command.js");
       process.exitCode = await runInteractive({
@@ -460,6 +472,7 @@ ${EXIT_CODE_HELP}`,
           session?: string;
           continue?: boolean;
           protocol?: "auto" | 1 | 2;
+          proxy?: string[];
           auth?: string;
           timeout?: number;
           failOnRefusal?: boolean;
@@ -469,7 +482,7 @@ ${EXIT_CODE_HELP}`,
         if (opts.session !== undefined && opts.continue === true) {
           throw new UsageError("Give --session NAME or --continue, not both.");
         }
-        const target = withProtocol(await agentTarget(words, opts), opts.protocol);
+        const target = withProtocol(await agentTarget(words, opts), opts.protocol, opts.proxy);
         const memory = await sessionMemory(target, words, opts);
         const { runPromptCommand } = await import("./prompt-command.js");
         const { terminalAsker } = await import("./terminal-permission.js");
@@ -500,6 +513,58 @@ ${EXIT_CODE_HELP}`,
       }
     },
   );
+
+  program
+    .command("conductor")
+    .usage(
+      '[--trace FILE] [--dialect rust|rfd|thinkwell] agent ["PROXY" ...] "AGENT"  |  proxy "PROXY" ...',
+    )
+    .description(
+      "run a chain of ACP proxies in front of an agent on stdio (the Rust conductor's arguments)",
+    )
+    .argument(
+      "<mode>",
+      "agent (the last command is the agent) or proxy (a chain nested in another)",
+    )
+    .argument("<commands...>", "one command line per component, client side first")
+    .option("--trace <file>", "append every message crossing the conductor to FILE (JSON lines)")
+    .option(
+      "--dialect <dialect>",
+      "how to speak to the proxies: rust (_proxy/*), rfd (proxy/*) or thinkwell",
+      (value: string) => {
+        if (value === "rust" || value === "rfd" || value === "thinkwell") return value;
+        throw new InvalidArgumentError("Give rust, rfd or thinkwell.");
+      },
+      "rust",
+    )
+    .addHelpText(
+      "after",
+      `
+Put it in your editor's agent settings in place of the agent's command:
+  acp-kit conductor agent "node tracing-proxy.js" "npx -y @agentclientprotocol/claude-agent-acp"
+Each component is one command line (quoted as a shell would). docs/proxies.md says more.`,
+    )
+    .action(
+      async (
+        mode: string,
+        commands: string[],
+        opts: { trace?: string; dialect: "rust" | "rfd" | "thinkwell" },
+      ) => {
+        try {
+          if (mode !== "agent" && mode !== "proxy")
+            throw new UsageError(`The mode is agent or proxy, not ${JSON.stringify(mode)}.`);
+          if (mode === "agent" && commands.length === 0)
+            throw new UsageError("Give the agent's command (after the proxies' ones).");
+          const { runConductorCommand } = await import("./conductor-command.js");
+          process.exitCode = await runConductorCommand(mode, commands, {
+            dialect: opts.dialect,
+            ...(opts.trace === undefined ? {} : { trace: opts.trace }),
+          });
+        } catch (error) {
+          fail(error);
+        }
+      },
+    );
 
   program
     .command("bridge")

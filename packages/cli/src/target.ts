@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RegistryOptions } from "acp-kit/node";
+import { quoteCommandLine, type RegistryOptions } from "acp-kit/node";
 import type { RegistryProgressListener } from "acp-kit/node";
 import { findAgent, listAgents, type AgentLaunch } from "./agents.js";
 import { printable } from "./terminal-text.js";
@@ -124,4 +124,21 @@ export async function resolveAgentTarget(
       throw registryError;
     }
   }
+}
+
+/**
+ * `target` run behind a chain of proxies (`--proxy`): this CLI's own `conductor` starts
+ * them, client side first, in front of the agent's command. The agent keeps its name in
+ * messages; the environment it was given goes to the whole chain.
+ */
+export function throughProxies(target: AgentTarget, proxies: readonly string[]): AgentTarget {
+  if (proxies.length === 0) return target;
+  const cli = process.argv[1];
+  if (cli === undefined) throw new Error("Cannot find this program's own path to run the chain");
+  const agent = quoteCommandLine([target.command, ...target.args]);
+  return {
+    ...target,
+    command: process.execPath,
+    args: [cli, "conductor", "agent", ...proxies, agent],
+  };
 }

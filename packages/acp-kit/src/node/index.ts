@@ -37,4 +37,4 @@ export * from "./registry/index.js";
 // Proxy programs and conductor components.
 export { runProxy, type RunProxyOptions } from "./proxy/run-proxy.js";
 export { commandComponent, type CommandComponentOptions } from "./proxy/command-component.js";
-export { splitCommandLine } from "./proxy/command-line.js";
+export { quoteCommandLine, splitCommandLine } from "./proxy/command-line.js";

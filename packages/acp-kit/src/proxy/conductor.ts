@@ -17,6 +17,7 @@ import {
   type Link,
 } from "./channel.js";
 import type { ProxyDialect } from "./dialect.js";
+import { redactSecrets } from "./redact.js";
 
 /** A proxy or agent the conductor starts when the chain is first initialized. */
 export interface ConductorComponent {
@@ -61,6 +62,17 @@ export type ConductorTraceEvent =
       readonly cause?: string;
     };
 
+/** How a {@link Conductor}'s chain ended. */
+export interface ConductorEnd {
+  /**
+   * `"client"`: the client (or the conductor above) left; `"component"`: a component
+   * ended on its own or could not start; `"local"`: {@link Conductor.close} was called.
+   */
+  readonly by: "client" | "component" | "local";
+  /** What happened, in words ("my-agent exited with code 3"). */
+  readonly reason: string;
+}
+
 /** Options of a {@link Conductor}. */
 export interface ConductorOptions {
   /** The proxies, client side first. */
@@ -78,7 +90,10 @@ export interface ConductorOptions {
    * it reads its own conductor's dialect from how it is initialized.
    */
   readonly dialect?: ProxyDialect;
-  /** Hears every message crossing the conductor, and each component's start and end. */
+  /**
+   * Hears every message crossing the conductor (MCP servers' `env` and `headers` values
+   * redacted), and each component's start and end.
+   */
   readonly trace?: (event: ConductorTraceEvent) => void;
   /** Where the connections' problems go. */
   readonly logger?: Logger;
@@ -105,8 +120,8 @@ export class Conductor {
   private readonly started: StartedComponent[] = [];
   private readonly links: Link[] = [];
   private closing = false;
-  private finish: () => void = () => undefined;
-  private readonly done = new Promise<void>((resolve) => (this.finish = resolve));
+  private finish: (end: ConductorEnd) => void = () => undefined;
+  private readonly done = new Promise<ConductorEnd>((resolve) => (this.finish = resolve));
   private upstream: Link | undefined;
   /** The client's requests not answered yet. */
   private inflight = 0;
@@ -131,9 +146,10 @@ export class Conductor {
 
   /**
    * Serves the client (or, in proxy mode, the conductor above) on `stream`; resolves once
-   * the chain is over. One connection per conductor.
+   * the chain is over, every component stopped, with how it ended. One connection per
+   * conductor.
    */
-  connect(stream: Stream | Transport): Promise<void> {
+  connect(stream: Stream | Transport): Promise<ConductorEnd> {
     if (this.upstream !== undefined) throw new Error("A Conductor serves one connection");
     const proxyMode = this.options.mode === "proxy";
     const name = proxyMode ? "conductor above" : "client";
@@ -169,7 +185,7 @@ export class Conductor {
         await (await chain).notify(method, params);
       },
     });
-    void link.connection.closed.then(() => this.close("the client left"));
+    void link.connection.closed.then(() => this.close("the client left", "client"));
     return this.done;
   }
 
@@ -177,9 +193,10 @@ export class Conductor {
    * Stops every component and ends the connection: the client's requests still running
    * are answered first (with the error their hop gave), then its connection closes.
    */
-  close(reason = "closed"): void {
+  close(reason = "closed", by: ConductorEnd["by"] = "local"): void {
     if (this.closing) return;
     this.closing = true;
+    const end: ConductorEnd = { by, reason };
     for (const link of this.links) {
       if (link !== this.upstream) link.connection.close(new Error(reason));
     }
@@ -187,7 +204,7 @@ export class Conductor {
     if (this.inflight === 0) closeUpstream();
     else this.drained = closeUpstream;
     void Promise.allSettled(this.started.map((component) => component.close())).then(() =>
-      this.finish(),
+      this.finish(end),
     );
   }
 
@@ -222,7 +239,7 @@ export class Conductor {
         this.event({ type: "started", component: component.name });
         void started.ended?.then((cause) => {
           this.event({ type: "ended", component: component.name, cause });
-          this.close(`${component.name} ended: ${cause}`);
+          this.close(`${component.name} ${cause}`, "component");
         });
         const observe = (direction: "in" | "out", message: unknown): void =>
           this.trace(
@@ -243,6 +260,7 @@ export class Conductor {
     } catch (error) {
       this.close(
         `a component could not start: ${error instanceof Error ? error.message : String(error)}`,
+        "component",
       );
       throw RequestError.internalError(
         { details: error instanceof Error ? error.message : String(error) },
@@ -272,12 +290,14 @@ export class Conductor {
   }
 
   private trace(from: string, to: string, message: unknown): void {
-    this.options.trace?.({
+    if (this.options.trace === undefined) return;
+    this.options.trace({
       type: "message",
       timestamp: new Date().toISOString(),
       from,
       to,
-      message,
+      // A trace never holds an MCP server's environment or header values.
+      message: redactSecrets(message),
     });
   }
 

@@ -19,6 +19,7 @@ export type {
 export { Conductor } from "./conductor.js";
 export type {
   ConductorComponent,
+  ConductorEnd,
   ConductorOptions,
   ConductorTraceEvent,
   StartedComponent,
@@ -26,3 +27,4 @@ export type {
 export type { ProxyDialect } from "./dialect.js";
 export { PROXY_DIALECTS } from "./dialect.js";
 export type { Channel, ChannelHandlers } from "./channel.js";
+export { redactSecrets, REDACTED } from "./redact.js";

@@ -64,3 +64,20 @@ export function splitCommandLine(line: string): string[] {
   if (inWord) words.push(word);
   return words;
 }
+
+/**
+ * Words as one command line that {@link splitCommandLine} (or a POSIX shell) splits back
+ * into the same words: a word with anything but letters, digits and `-_./:=@%+,` is put
+ * in single quotes.
+ *
+ * ```ts
+ * quoteCommandLine(["node", "my proxy.js", "it's"]); // `node 'my proxy.js' 'it'\''s'`
+ * ```
+ */
+export function quoteCommandLine(words: readonly string[]): string {
+  return words
+    .map((word) =>
+      word !== "" && /^[\w\-./:=@%+,]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`,
+    )
+    .join(" ");
+}
