@@ -24,6 +24,10 @@ export default defineConfig({
         replacement: new URL("./packages/acp-kit/src/v2/index.ts", import.meta.url).pathname,
       },
       {
+        find: /^acp-kit\/mcp$/,
+        replacement: new URL("./packages/acp-kit/src/mcp/index.ts", import.meta.url).pathname,
+      },
+      {
         find: /^acp-kit\/testing$/,
         replacement: new URL("./packages/acp-kit/src/testing/index.ts", import.meta.url).pathname,
       },

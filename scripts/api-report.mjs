@@ -12,6 +12,7 @@ const entries = [
   ["testing", "acp-kit-testing"],
   ["http", "acp-kit-http"],
   ["v2", "acp-kit-v2"],
+  ["mcp", "acp-kit-mcp"],
 ];
 let failed = false;
 for (const [entry, report] of entries) {

@@ -13,6 +13,7 @@ export default defineConfig([
       http: "src/http/index.ts",
       internal: "src/internal.ts",
       v2: "src/v2/index.ts",
+      mcp: "src/mcp/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -23,6 +23,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ["peer"],
   // v2's two sides, its router, negotiation and the bridge (the entry is v2/index.ts).
   ["agent", "session", "v2"],
+  // MCP-over-ACP: provider and caller for the v1 and v2 sides (the entry is mcp/index.ts).
+  ["mcp"],
   ["http"],
   ["node"],
   ["testing"],
@@ -34,6 +36,7 @@ const ENTRY_FILES = new Set([
   "index.ts",
   "internal.ts",
   "v2/index.ts",
+  "mcp/index.ts",
   "testing/scripted/agent-main.ts",
 ]);
 /** Folders that are entries of the package as a whole (none today). */
