@@ -5,7 +5,7 @@
  * @module
  */
 import type { SendRequestOptions } from "../jsonrpc/connection.js";
-import { RequestError } from "../jsonrpc/errors.js";
+import { ConnectionError, RequestError } from "../jsonrpc/errors.js";
 import type * as schema from "../schema/types.gen.js";
 import {
   McpBindingErrorCodes,
@@ -135,7 +135,8 @@ export class McpCaller {
       throw new Error(`MCP request ${requestId} is already active for server ${serverId}`);
     this.listeners.set(key, options.onNotification ?? ignore);
     try {
-      const answer: unknown = await sender.unstable_messageMcp(
+      const answer: unknown = await sendRequest(
+        sender,
         {
           serverId,
           requestId,
@@ -149,12 +150,7 @@ export class McpCaller {
         },
       );
       const outcome = parseMcpOutcome(answer);
-      if (outcome === undefined)
-        throw new RequestError(
-          McpBindingErrorCodes.BACKEND_FAILED,
-          "Invalid MCP-over-ACP response carrier",
-          { response: answer },
-        );
+      if (outcome === undefined) throw invalidCarrier(answer);
       return outcome;
     } finally {
       this.listeners.delete(key);
@@ -176,6 +172,33 @@ export class McpCaller {
       ...(params._meta == null ? {} : { _meta: params._meta }),
     });
   };
+}
+
+/** Sends the request; a result that is no carrier fails as `-33002`, as the SDK's caller does. */
+async function sendRequest(
+  sender: McpRequestSender,
+  params: schema.MessageMcpRequest,
+  options: SendRequestOptions,
+): Promise<unknown> {
+  try {
+    return await sender.unstable_messageMcp(params, options);
+  } catch (error) {
+    if (
+      error instanceof ConnectionError &&
+      error.code === "invalid_response" &&
+      "received" in error
+    )
+      throw invalidCarrier(error.received);
+    throw error;
+  }
+}
+
+function invalidCarrier(response: unknown): RequestError {
+  return new RequestError(
+    McpBindingErrorCodes.BACKEND_FAILED,
+    "Invalid MCP-over-ACP response carrier",
+    { response },
+  );
 }
 
 function ignore(): void {
