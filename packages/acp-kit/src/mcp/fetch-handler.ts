@@ -13,8 +13,13 @@ import type { McpRequestContext, McpRequestHandler } from "./provider.js";
  * A web-standard MCP HTTP handler: a function from `Request` to `Response`, or an object
  * with such a `fetch` (what `createMcpHandler` of `@modelcontextprotocol/server` returns).
  */
-export type McpFetchHandler =
-  ((request: Request) => Promise<Response>) | { fetch(request: Request): Promise<Response> };
+export type McpFetchHandler = ((request: Request) => Promise<Response>) | McpFetchHandlerObject;
+
+/** An object whose `fetch` answers MCP HTTP requests (a handler of `createMcpHandler`). */
+export interface McpFetchHandlerObject {
+  /** Answers one MCP HTTP request. */
+  fetch(request: Request): Promise<Response>;
+}
 
 /** The params field each method's `Mcp-Name` header mirrors (MCP 2026-07-28). */
 const NAME_FIELDS: Readonly<Record<string, string>> = {

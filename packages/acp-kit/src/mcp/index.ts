@@ -54,4 +54,8 @@ export {
   type McpCallerOptions,
   type McpCallOptions,
 } from "./caller.js";
-export { fromFetchHandler, type McpFetchHandler } from "./fetch-handler.js";
+export {
+  fromFetchHandler,
+  type McpFetchHandler,
+  type McpFetchHandlerObject,
+} from "./fetch-handler.js";
