@@ -28,6 +28,10 @@ export default defineConfig({
         replacement: new URL("./packages/acp-kit/src/proxy/index.ts", import.meta.url).pathname,
       },
       {
+        find: /^acp-kit\/mcp$/,
+        replacement: new URL("./packages/acp-kit/src/mcp/index.ts", import.meta.url).pathname,
+      },
+      {
         find: /^acp-kit\/testing$/,
         replacement: new URL("./packages/acp-kit/src/testing/index.ts", import.meta.url).pathname,
       },

@@ -13,6 +13,7 @@ const entries = [
   ["http", "acp-kit-http"],
   ["v2", "acp-kit-v2"],
   ["proxy", "acp-kit-proxy"],
+  ["mcp", "acp-kit-mcp"],
 ];
 let failed = false;
 for (const [entry, report] of entries) {

@@ -14,6 +14,7 @@ export default defineConfig([
       internal: "src/internal.ts",
       v2: "src/v2/index.ts",
       proxy: "src/proxy/index.ts",
+      mcp: "src/mcp/index.ts",
     },
     format: ["esm", "cjs"],
     dts: true,

@@ -21,9 +21,12 @@ const FLOORS: readonly (readonly string[])[] = [
   ["transport"],
   ["jsonrpc", "schema"],
   ["peer"],
-  // v2's two sides, its router, negotiation and the bridge (the entry is v2/index.ts);
-  // proxies and the conductor (the entry is proxy/index.ts).
-  ["agent", "session", "v2", "proxy"],
+  // v2's two sides, its router, negotiation and the bridge (the entry is v2/index.ts).
+  ["agent", "session", "v2"],
+  // MCP-over-ACP: provider and caller for the v1 and v2 sides (the entry is mcp/index.ts).
+  ["mcp"],
+  // Proxies and the conductor (the entry is proxy/index.ts).
+  ["proxy"],
   ["http"],
   ["node"],
   ["testing"],
@@ -36,6 +39,7 @@ const ENTRY_FILES = new Set([
   "internal.ts",
   "v2/index.ts",
   "proxy/index.ts",
+  "mcp/index.ts",
   "testing/scripted/agent-main.ts",
 ]);
 /** Folders that are entries of the package as a whole (none today). */

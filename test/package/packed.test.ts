@@ -224,7 +224,14 @@ import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
 // acp-kit/v2 has names of its own meaning (its method table), so it is left out of the
 // one-object-per-name check, not of the ESM/CJS one.
-const entries = ["acp-kit", "acp-kit/node", "acp-kit/testing", "acp-kit/v2", "acp-kit/proxy"];
+const entries = [
+  "acp-kit",
+  "acp-kit/node",
+  "acp-kit/testing",
+  "acp-kit/v2",
+  "acp-kit/proxy",
+  "acp-kit/mcp",
+];
 const report = { mismatched: [], duplicated: [], classes: 0, errors: [] };
 const seen = new Map();
 for (const entry of entries) {

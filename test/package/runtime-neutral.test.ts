@@ -1,26 +1,29 @@
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
 
-describe.each(["index", "v2/index"])("the runtime-neutral entry src/%s.ts", (entry) => {
-  it("bundles for a browser without any Node built-in", async () => {
-    // esbuild refuses to resolve node:* and Node built-ins for the browser platform.
-    const result = await build({
-      entryPoints: [new URL(`../../packages/acp-kit/src/${entry}.ts`, import.meta.url).pathname],
-      bundle: true,
-      platform: "browser",
-      format: "esm",
-      write: false,
-      logLevel: "silent",
-      metafile: true,
+describe.each(["index", "v2/index", "mcp/index", "proxy/index"])(
+  "the runtime-neutral entry src/%s.ts",
+  (entry) => {
+    it("bundles for a browser without any Node built-in", async () => {
+      // esbuild refuses to resolve node:* and Node built-ins for the browser platform.
+      const result = await build({
+        entryPoints: [new URL(`../../packages/acp-kit/src/${entry}.ts`, import.meta.url).pathname],
+        bundle: true,
+        platform: "browser",
+        format: "esm",
+        write: false,
+        logLevel: "silent",
+        metafile: true,
+      });
+      expect(result.errors).toEqual([]);
+      const inputs = Object.keys(result.metafile.inputs);
+      expect(inputs.some((i) => i.includes("node_modules"))).toBe(false);
+      expect(inputs.every((i) => i.startsWith("packages/acp-kit/src/"))).toBe(true);
+      const code = result.outputFiles[0]!.text;
+      expect(code).not.toMatch(/\bfrom\s+["']node:|require\(["']node:|\bprocess\.|\bBuffer\b/);
     });
-    expect(result.errors).toEqual([]);
-    const inputs = Object.keys(result.metafile.inputs);
-    expect(inputs.some((i) => i.includes("node_modules"))).toBe(false);
-    expect(inputs.every((i) => i.startsWith("packages/acp-kit/src/"))).toBe(true);
-    const code = result.outputFiles[0]!.text;
-    expect(code).not.toMatch(/\bfrom\s+["']node:|require\(["']node:|\bprocess\.|\bBuffer\b/);
-  });
-});
+  },
+);
 
 describe("the CLI's libraries", () => {
   const CLI_ONLY = ["ink", "ink-spinner", "react", "commander", "marked", "diff", "string-width"];

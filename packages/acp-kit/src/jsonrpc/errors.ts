@@ -166,23 +166,27 @@ export class ConnectionError extends Error {
   readonly code: ConnectionErrorCode;
   /** For `invalid_response`: what was wrong with the answer. */
   readonly issues?: readonly ValidationIssue[];
+  /** For an invalid result (`invalid_response`): the result as the peer sent it. */
+  readonly received?: unknown;
 
   /**
    * Creates a local error.
    *
    * @param code - Why the error was raised.
    * @param message - A sentence saying what happened.
-   * @param options - The underlying cause and, for invalid responses, the issues found.
+   * @param options - The underlying cause and, for invalid results, the issues found and
+   *   the result received.
    */
   constructor(
     code: ConnectionErrorCode,
     message: string,
-    options?: { cause?: unknown; issues?: readonly ValidationIssue[] },
+    options?: { cause?: unknown; issues?: readonly ValidationIssue[]; received?: unknown },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "ConnectionError";
     this.code = code;
     if (options?.issues !== undefined) this.issues = options.issues;
+    if (options !== undefined && "received" in options) this.received = options.received;
   }
 
   /**

@@ -88,9 +88,7 @@ export class PendingRequest {
           new ConnectionError(
             "invalid_response",
             `The peer's result for ${this.method} is invalid`,
-            {
-              issues: outcome.issues,
-            },
+            { issues: outcome.issues, received: result },
           ),
         );
         return;
