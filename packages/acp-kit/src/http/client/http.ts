@@ -122,6 +122,12 @@ class HttpTransport implements RemoteStream {
   private writeChain: Promise<void> = Promise.resolve();
   /** Whether the server advertised resumable streams. */
   private serverResumable = false;
+  /**
+   * The connection's `initialize` was answered with an error and nothing was sent since:
+   * another `initialize` (a client asking again in v1) starts a new connection, as the
+   * server refuses a second one on this.
+   */
+  private initializeRefused = false;
   private keepAliveTimeoutMs: number;
   private readonly keepAliveFromCaller: boolean;
 
@@ -192,6 +198,8 @@ class HttpTransport implements RemoteStream {
 
   private async send(message: AnyMessage): Promise<void> {
     if (this.ended) throw new Error("The remote connection is closed");
+    if (this.initializeRefused && isInitialize(message)) return this.restart(message);
+    this.initializeRefused = false;
     if (this.connId === undefined) return this.initialize(message);
     const sessionId = this.routeOf(message);
     if (sessionId !== undefined) {
@@ -268,8 +276,34 @@ class HttpTransport implements RemoteStream {
     return k === undefined ? undefined : this.agentRequestSessions.get(k);
   }
 
+  /**
+   * Leaves a connection whose `initialize` was refused (its streams stop, the server is
+   * told with a DELETE) and starts a new one with `message`.
+   */
+  private async restart(message: AnyMessage): Promise<void> {
+    const old = this.connId;
+    this.connId = undefined;
+    this.initializeRefused = false;
+    this.serverResumable = false;
+    const replaced = new Error("The connection was replaced after a refused initialize");
+    for (const state of this.streams.values()) {
+      state.failure = replaced;
+      state.settleReady(replaced);
+      state.attempt?.abort();
+    }
+    this.streams.clear();
+    this.pending.clear();
+    this.agentRequestSessions.clear();
+    if (old !== undefined) {
+      void this.request("DELETE", { [CONNECTION_HEADER]: old }, undefined, 2_000)
+        .then((response) => response.body?.cancel())
+        .catch(() => undefined);
+    }
+    return this.initialize(message);
+  }
+
   private async initialize(message: AnyMessage): Promise<void> {
-    if (!("method" in message) || message.method !== "initialize" || !("id" in message)) {
+    if (!isInitialize(message)) {
       const error = new Error("The first message on a remote connection must be initialize");
       this.finish(error);
       throw error;
@@ -296,6 +330,7 @@ class HttpTransport implements RemoteStream {
       this.connId = id;
       this.learnTransport(body);
       this.openStream(CONNECTION);
+      this.initializeRefused = "error" in body;
       this.deliver(body);
     } catch (error) {
       this.finish(error as Error);
@@ -655,6 +690,11 @@ class HttpTransport implements RemoteStream {
       if (timer !== undefined) clearTimeout(timer);
     }
   }
+}
+
+/** Whether a message is an `initialize` request. */
+function isInitialize(message: AnyMessage): boolean {
+  return "method" in message && message.method === "initialize" && "id" in message;
 }
 
 function describe(state: StreamState): string {

@@ -115,6 +115,14 @@ class WebSocketTransport implements RemoteStream {
   private settleOpen: ((failure: OpenFailure | undefined) => void) | undefined;
   /** Whether the reconnect loop runs (there is never more than one). */
   private reconnecting = false;
+  /** The id of the connection's `initialize` (the first frame sent). */
+  private initializeId: unknown;
+  /**
+   * The connection's `initialize` was answered with an error and nothing was sent since:
+   * another `initialize` (a client asking again in v1) goes on a new socket, as the server
+   * refuses a second one on this connection.
+   */
+  private initializeRefused = false;
 
   constructor(
     private readonly url: string,
@@ -187,9 +195,13 @@ class WebSocketTransport implements RemoteStream {
 
   private async send(message: AnyMessage): Promise<void> {
     if (this.ended) throw new Error("The remote connection is closed");
+    const initialize = "method" in message && message.method === "initialize" && "id" in message;
+    if (this.initializeRefused && initialize) await this.restart();
+    this.initializeRefused = false;
     if (!this.live) {
       await new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     }
+    if (this.sentFrames === 0 && initialize) this.initializeId = message.id;
     const text = JSON.stringify(message);
     this.sentFrames++;
     this.keepForResend(text);
@@ -197,6 +209,34 @@ class WebSocketTransport implements RemoteStream {
     this.socket?.send(text, (error) => {
       if (error) this.socket?.terminate();
     });
+  }
+
+  /**
+   * Leaves the connection whose `initialize` was refused (its socket is closed, which ends
+   * it on the server) and opens a new socket, with nothing sent or received on it yet.
+   */
+  private async restart(): Promise<void> {
+    const old = this.socket;
+    this.socket = undefined;
+    this.live = false;
+    this.connId = undefined;
+    this.resumable = false;
+    this.receivedFrames = 0;
+    this.sentFrames = 0;
+    this.sentLog = [];
+    this.sentHead = 0;
+    this.sentBytes = 0;
+    try {
+      old?.close(1000);
+    } catch {
+      old?.terminate();
+    }
+    const failure = await this.open(false);
+    if (failure !== undefined) {
+      const error = failure.refusal ?? new Error(failure.why);
+      this.finish(error);
+      throw error;
+    }
   }
 
   /**
@@ -357,6 +397,8 @@ class WebSocketTransport implements RemoteStream {
     }
     this.receivedFrames++;
     if (this.receivedFrames === 1) {
+      this.initializeRefused =
+        this.sentFrames === 1 && "error" in msg && msg.id === this.initializeId;
       const info = transportInfo(msg);
       this.resumable = info.resumable;
       if (!this.keepAliveFromCaller && info.keepAliveMs !== undefined && info.keepAliveMs > 0) {
