@@ -88,6 +88,21 @@ function open(connect: Connect, url: string, options?: RemoteClientOptions): Rem
   return stream;
 }
 
+const v1Options = {
+  info: CLIENT_INFO,
+  v1: () => ({
+    requestPermission: () => ({ outcome: { outcome: "cancelled" as const } }),
+    sessionUpdate: () => undefined,
+  }),
+  v2: () => ({ sessionUpdate: () => undefined }),
+};
+
+async function v1Turn(agreed: Negotiated): Promise<unknown> {
+  if (agreed.version !== 1) throw new Error("expected v1");
+  const { sessionId } = await agreed.connection.newSession({ cwd: "/work", mcpServers: [] });
+  return agreed.connection.prompt({ sessionId, prompt: text("hi") });
+}
+
 const v2Only: AcpAgentFactory = (stream) => new AgentSideConnection(v2Agent, stream);
 const router: AcpAgentFactory = (stream) =>
   protocolRouter({ v1: v1Agent, v2: v2Agent }).connect(stream);
@@ -228,21 +243,6 @@ describe.each(transports)("%s: acp-kit's v2 client ⇄ acp-kit's server", (_name
     expect(seen).toEqual(["hi v1"]);
   });
 
-  const v1Options = {
-    info: CLIENT_INFO,
-    v1: () => ({
-      requestPermission: () => ({ outcome: { outcome: "cancelled" as const } }),
-      sessionUpdate: () => undefined,
-    }),
-    v2: () => ({ sessionUpdate: () => undefined }),
-  };
-
-  async function v1Turn(agreed: Negotiated): Promise<unknown> {
-    if (agreed.version !== 1) throw new Error("expected v1");
-    const { sessionId } = await agreed.connection.newSession({ cwd: "/work", mcpServers: [] });
-    return agreed.connection.prompt({ sessionId, prompt: text("hi") });
-  }
-
   it("negotiate() with a v1-only router: v1, on the same connection", async () => {
     const initializes: number[] = [];
     const { url } = await serve((stream: Stream) =>
@@ -283,6 +283,93 @@ describe.each(transports)("%s: acp-kit's v2 client ⇄ acp-kit's server", (_name
     // The server refuses a second initialize on a connection: the retry opened another.
     expect(connections).toHaveLength(2);
     expect(stream.connectionId).toBe(connections[1]);
+  });
+});
+
+/** `stream`, with its first message held until `release` settles. */
+function holdFirst(stream: RemoteStream, release: Promise<unknown>): Stream {
+  let first = true;
+  return {
+    writable: stream.writable,
+    readable: stream.readable.pipeThrough(
+      new TransformStream({
+        async transform(message, controller) {
+          if (first) {
+            first = false;
+            await release;
+          }
+          controller.enqueue(message);
+        },
+      }),
+    ),
+  };
+}
+
+/**
+ * A client whose first connection's loss it sees: over HTTP, the end of the connection's
+ * event stream (not reconnected: `reconnect: false`); over WebSocket, the socket's close.
+ * `lost` resolves once the transport has handled it.
+ */
+function watchedClient(
+  transport: string,
+  url: string,
+): { stream: RemoteStream; lost: Promise<void> } {
+  let seen!: () => void;
+  const lost = new Promise<void>((resolve) => (seen = resolve));
+  // The transport handles the loss in the same turn of the event loop: the next one is after.
+  const handled = (): void => void setTimeout(seen, 0);
+  if (transport === "HTTP/SSE") {
+    const fetchWatched: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (init?.method !== "GET" || response.body === null) return response;
+      const body = response.body.pipeThrough(new TransformStream({ flush: handled }));
+      return new Response(body, response);
+    };
+    return { stream: open(connectHttp, url, { fetch: fetchWatched, reconnect: false }), lost };
+  }
+  class WatchedSocket extends WebSocket {
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      const result = super.emit(event, ...args);
+      if (event === "close") handled();
+      return result;
+    }
+  }
+  return { stream: open(connectWebSocket, url, { WebSocket: WatchedSocket }), lost };
+}
+
+describe.each(transports)("%s: an agent that leaves after refusing v2", (name) => {
+  it("negotiate() asks again in v1 on a new connection, after the first one was lost", async () => {
+    const seen = { initialize: [] as number[] };
+    let first = true;
+    const server = createAcpNodeServer({
+      agent: (stream) => {
+        if (!first) return refusingV1Agent(stream, seen);
+        first = false;
+        // Answers the v2 initialize with an error and leaves.
+        void (async () => {
+          const reader = stream.readable.getReader();
+          const writer = stream.writable.getWriter();
+          const { value } = await reader.read();
+          const id = (value as { id?: number } | undefined)?.id ?? 0;
+          seen.initialize.push(2);
+          await writer.write({
+            jsonrpc: "2.0",
+            id,
+            error: { code: -32600, message: "Invalid request", data: "only version 1" },
+          });
+          await writer.close();
+        })();
+      },
+      resumable: true,
+    });
+    const { port } = await server.listen(0, "127.0.0.1");
+    cleanup.push(() => server.close());
+    const { stream, lost } = watchedClient(name, `http://127.0.0.1:${port}/acp`);
+    // The refusal reaches negotiate() only once the transport has seen the connection end.
+    const agreed = await negotiate(holdFirst(stream, lost), v1Options);
+    expect(agreed.version).toBe(1);
+    expect(await v1Turn(agreed)).toEqual({ stopReason: "end_turn" });
+    expect(seen.initialize).toEqual([2, 1]);
   });
 });
 

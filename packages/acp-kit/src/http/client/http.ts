@@ -128,6 +128,12 @@ class HttpTransport implements RemoteStream {
    * server refuses a second one on this.
    */
   private initializeRefused = false;
+  /**
+   * The connection ended after its `initialize` was refused (the agent left, as some do on
+   * a v2 `initialize`): kept, not raised, as another `initialize` starts a new connection;
+   * anything else sent ends the transport with it.
+   */
+  private lostAfterRefusal: Error | undefined;
   private keepAliveTimeoutMs: number;
   private readonly keepAliveFromCaller: boolean;
 
@@ -200,6 +206,11 @@ class HttpTransport implements RemoteStream {
     if (this.ended) throw new Error("The remote connection is closed");
     if (this.initializeRefused && isInitialize(message)) return this.restart(message);
     this.initializeRefused = false;
+    const lost = this.lostAfterRefusal;
+    if (lost !== undefined) {
+      this.finish(lost);
+      throw lost;
+    }
     if (this.connId === undefined) return this.initialize(message);
     const sessionId = this.routeOf(message);
     if (sessionId !== undefined) {
@@ -284,6 +295,7 @@ class HttpTransport implements RemoteStream {
     const old = this.connId;
     this.connId = undefined;
     this.initializeRefused = false;
+    this.lostAfterRefusal = undefined;
     this.serverResumable = false;
     const replaced = new Error("The connection was replaced after a refused initialize");
     for (const state of this.streams.values()) {
@@ -487,7 +499,7 @@ class HttpTransport implements RemoteStream {
       state.progressed = false;
       failures++;
       if (failures > this.settings.maxAttempts) {
-        if (state.key === CONNECTION) this.finish(reason);
+        if (state.key === CONNECTION) this.connectionLost(state, reason);
         else this.failStream(state, reason, false);
         return;
       }
@@ -582,7 +594,7 @@ class HttpTransport implements RemoteStream {
     state.attempt?.abort();
     if (gap) this.settings.onEvent({ type: "resume-gap", stream: state.key });
     if (state.key === CONNECTION) {
-      this.finish(error);
+      this.connectionLost(state, error);
       return;
     }
     this.failPending(state.key, error);
@@ -590,7 +602,22 @@ class HttpTransport implements RemoteStream {
 
   private streamFatal(state: StreamState, error: Error): void {
     state.settleReady(error);
-    this.finish(error);
+    if (state.key === CONNECTION) this.connectionLost(state, error);
+    else this.finish(error);
+  }
+
+  /**
+   * The connection stream is gone for good: the transport ends, unless the connection's
+   * `initialize` was refused (see {@link HttpTransport.lostAfterRefusal}).
+   */
+  private connectionLost(state: StreamState, error: Error): void {
+    if (!this.initializeRefused) {
+      this.finish(error);
+      return;
+    }
+    state.failure ??= error;
+    state.settleReady(error);
+    this.lostAfterRefusal = error;
   }
 
   private failPending(stream: string, error: Error): void {

@@ -123,6 +123,12 @@ class WebSocketTransport implements RemoteStream {
    * refuses a second one on this connection.
    */
   private initializeRefused = false;
+  /**
+   * The socket dropped after the `initialize` was refused (the agent left, as some do on a
+   * v2 `initialize`): kept, as another `initialize` opens a new socket; anything else sent
+   * handles the drop as usual.
+   */
+  private droppedAfterRefusal: OpenFailure | undefined;
 
   constructor(
     private readonly url: string,
@@ -198,6 +204,12 @@ class WebSocketTransport implements RemoteStream {
     const initialize = "method" in message && message.method === "initialize" && "id" in message;
     if (this.initializeRefused && initialize) await this.restart();
     this.initializeRefused = false;
+    const drop = this.droppedAfterRefusal;
+    this.droppedAfterRefusal = undefined;
+    if (drop !== undefined) {
+      this.dropped(drop);
+      if (this.isEnded()) throw new Error("The remote connection is closed");
+    }
     if (!this.live) {
       await new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     }
@@ -219,6 +231,7 @@ class WebSocketTransport implements RemoteStream {
     const old = this.socket;
     this.socket = undefined;
     this.live = false;
+    this.droppedAfterRefusal = undefined;
     this.connId = undefined;
     this.resumable = false;
     this.receivedFrames = 0;
@@ -450,6 +463,10 @@ class WebSocketTransport implements RemoteStream {
 
   /** A live socket dropped: resume on a new one, or end. */
   private dropped(failure: OpenFailure): void {
+    if (this.initializeRefused) {
+      this.droppedAfterRefusal = failure;
+      return;
+    }
     if (failure.code === CLOSE_RESUME_FAILED) {
       this.settings.onEvent({ type: "resume-gap", stream: "connection" });
       this.finish(new ResumeGapError("connection"));
