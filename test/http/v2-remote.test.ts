@@ -334,7 +334,9 @@ function watchedClient(
       return result;
     }
   }
-  return { stream: open(connectWebSocket, url, { WebSocket: WatchedSocket }), lost };
+  const stream = connectWebSocket(url, { WebSocket: WatchedSocket });
+  cleanup.push(() => stream.close());
+  return { stream, lost };
 }
 
 describe.each(transports)("%s: an agent that leaves after refusing v2", (name) => {
