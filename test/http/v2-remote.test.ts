@@ -160,6 +160,20 @@ async function wholeSession(connection: ClientSideConnection, rec: V2Recorder): 
         .some((u) => u.sessionUpdate === "tool_call_update" && u.toolCallId === "wait-1"),
     ),
   ).toBe(true);
+  // `tool_call/cancel`, a v2 method scoped to the session: the call ends `cancelled`.
+  await expect(connection.cancelToolCall({ sessionId, toolCallId: "wait-1" })).resolves.toEqual({});
+  expect(
+    await until(() =>
+      rec
+        .of(sessionId)
+        .some(
+          (u) =>
+            u.sessionUpdate === "tool_call_update" &&
+            u.toolCallId === "wait-1" &&
+            u.status === "cancelled",
+        ),
+    ),
+  ).toBe(true);
   await connection.cancel({ sessionId });
   await rec.untilIdle(sessionId, 4);
 
@@ -480,17 +494,24 @@ describe.each([
     await active.prompt("ask");
     expect(await active.readTextUntilIdle()).toBe("chose yes");
 
+    // One tool call cancelled (`tool_call/cancel`), then the turn (`session/cancel`).
+    await active.prompt("wait");
+    expect(await until(() => active.canCancelToolCall("wait-1"))).toBe(true);
+    await expect(active.cancelToolCall("wait-1")).resolves.toEqual({});
+    await client.agent.notify("session/cancel", { sessionId });
+    const stop = async (): Promise<unknown> => {
+      for (;;) {
+        const message = await active.nextUpdate();
+        if (message.kind === "stop") return message;
+      }
+    };
+    expect(await stop()).toMatchObject({ stopReason: "cancelled" });
+
     // Cancelled while the permission request waits: withdrawn, and the turn ends cancelled.
     await active.prompt("ask");
     expect(await until(() => asked.length === 2)).toBe(true);
     await client.agent.notify("session/cancel", { sessionId });
-    for (;;) {
-      const message = await active.nextUpdate();
-      if (message.kind === "stop") {
-        expect(message).toMatchObject({ stopReason: "cancelled" });
-        break;
-      }
-    }
+    expect(await stop()).toMatchObject({ stopReason: "cancelled" });
     expect(asked[1]?.aborted).toBe(true);
     await expect(client.agent.request("session/close", { sessionId })).resolves.toEqual({});
   });

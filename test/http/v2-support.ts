@@ -56,7 +56,8 @@ const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1
  * - `tool`: a tool call created `in_progress`, then patched `completed` with its content,
  *   then the message `done`;
  * - `ask`: asks the client's permission and says which option came back;
- * - `wait`: a tool call in progress, until the turn is cancelled;
+ * - `wait`: a tool call in progress (cancellable with `tool_call/cancel`), until the turn is
+ *   cancelled;
  * - anything else: the message `ok`.
  */
 async function play(turn: Turn): Promise<TurnStopReason | void> {
@@ -96,7 +97,12 @@ async function play(turn: Turn): Promise<TurnStopReason | void> {
       return "end_turn";
     }
     case "wait": {
-      await session.toolCall({ toolCallId: "wait-1", title: "Waiting", status: "in_progress" });
+      await session.toolCall({
+        toolCallId: "wait-1",
+        title: "Waiting",
+        status: "in_progress",
+        onCancel: () => undefined,
+      });
       await new Promise<void>((resolve) => {
         if (turn.signal.aborted) resolve();
         turn.signal.addEventListener("abort", () => resolve(), { once: true });
@@ -140,6 +146,7 @@ export function v2Agent(conn: AgentSideConnection): Agent {
     closeSession: (params) => get(params.sessionId).close(),
     prompt: (params, context) => get(params.sessionId).prompt(params, play, context?.signal),
     cancel: (params) => sessions.get(params.sessionId)?.cancel(),
+    cancelToolCall: (params) => get(params.sessionId).cancelToolCall(params),
   };
 }
 
