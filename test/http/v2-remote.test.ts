@@ -44,7 +44,7 @@ import {
   RequestError,
   type Negotiated,
 } from "../../packages/acp-kit/src/v2/index.js";
-import { until } from "../support/interop-wire.js";
+import { until, whenAborted } from "../support/interop-wire.js";
 import { startTcpProxy, type TcpProxy } from "./client-proxy.js";
 import { RawClient } from "./server-support.js";
 import {
@@ -517,7 +517,10 @@ describe.each([
   });
 });
 
-/** An official v2 agent: `tool` (a tool call created, then patched), `wait` (until cancelled). */
+/**
+ * An official v2 agent: `tool` (a tool call created, then patched), `ask-withdrawn` (a
+ * permission request withdrawn at once), `wait` (until cancelled).
+ */
 function officialV2App() {
   let sessions = 0;
   let messages = 0;
@@ -555,6 +558,16 @@ function officialV2App() {
             toolCallId: "t1",
             status: "completed",
           });
+        } else if (first.text === "ask-withdrawn") {
+          // Asks, and withdraws the request at once (`$/cancel_request`).
+          const withdraw = new AbortController();
+          const asked = cx.request(
+            "session/request_permission",
+            { sessionId, ...PERMISSION } as never,
+            { cancellationSignal: withdraw.signal },
+          );
+          withdraw.abort();
+          await asked.catch(() => undefined);
         } else if (first.text === "wait") {
           await new Promise<void>((resolve) => waiting.set(sessionId, resolve));
           stopReason = "cancelled";
@@ -733,5 +746,45 @@ describe("acp-kit's server: the agent's $/cancel_request", () => {
       "session/request_permission",
       "$/cancel_request",
     ]);
+  });
+});
+
+describe("acp-kit's HTTP client: the agent's $/cancel_request before the request it withdraws", () => {
+  it("is delivered right after that request (the official server sends it on the connection stream)", async () => {
+    const url = await startOfficialServer(() => officialV2App());
+    // The session stream holds the permission request until the connection stream has
+    // brought the `$/cancel_request` (and the client has read it): the worst order.
+    let cancelSeen!: () => void;
+    const cancelled = new Promise<void>((resolve) => (cancelSeen = resolve));
+    const reorder: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (init?.method !== "GET" || response.body === null) return response;
+      const session = new Headers(init.headers).get("Acp-Session-Id") !== null;
+      const decoder = new TextDecoder();
+      const body = response.body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          async transform(chunk, controller) {
+            const text = decoder.decode(chunk, { stream: true });
+            if (session && text.includes("session/request_permission")) await cancelled;
+            controller.enqueue(chunk);
+            if (!session && text.includes("$/cancel_request")) setTimeout(cancelSeen, 0);
+          },
+        }),
+      );
+      return new Response(body, response);
+    };
+    const rec = new V2Recorder();
+    const connection = new ClientSideConnection(
+      () => rec.client,
+      open(connectHttp, url, { fetch: reorder }),
+    );
+    await connection.initialize({ protocolVersion: 2, info: CLIENT_INFO, capabilities: {} });
+    const { sessionId } = await connection.newSession({ cwd: "/work" });
+    await connection.prompt({ sessionId, prompt: text("ask-withdrawn") });
+    expect(await until(() => rec.asked.length === 1)).toBe(true);
+    const signal = rec.asked[0]?.signal;
+    if (signal === undefined) throw new Error("no signal");
+    expect((await whenAborted(signal)).aborted).toBe(true);
+    await rec.untilIdle(sessionId, 1);
   });
 });

@@ -49,6 +49,11 @@ export class HttpStatusError extends Error {
   }
 }
 
+/** The notification withdrawing a request. */
+const CANCEL_REQUEST_METHOD = "$/cancel_request";
+/** The most `$/cancel_request`s kept for requests not seen yet. */
+const MAX_EARLY_CANCELS = 256;
+
 /** Messages the readable side holds before the event streams wait for the connection. */
 const READ_AHEAD_MESSAGES = 1024;
 
@@ -119,6 +124,15 @@ class HttpTransport implements RemoteStream {
   private readonly pending = new Map<string, PendingRequest>();
   /** The agent's requests: the session stream each came on (the answer goes with its header). */
   private readonly agentRequestSessions = new Map<string, string>();
+  /** The agent's requests delivered and not answered yet. */
+  private readonly agentRequests = new Set<string>();
+  /**
+   * The agent's `$/cancel_request`s that came before the request they withdraw (a server
+   * may send them on the connection stream and the request on a session's), by that
+   * request's id: delivered right after it. At most {@link MAX_EARLY_CANCELS}, the oldest
+   * dropped (a cancel that came after its request was answered is never needed).
+   */
+  private readonly earlyCancels = new Map<string, AnyMessage>();
   private writeChain: Promise<void> = Promise.resolve();
   /** Whether the server advertised resumable streams. */
   private serverResumable = false;
@@ -242,7 +256,10 @@ class HttpTransport implements RemoteStream {
     }
     if (!("method" in message)) {
       const k = idKey(message.id);
-      if (k !== undefined) this.agentRequestSessions.delete(k);
+      if (k !== undefined) {
+        this.agentRequestSessions.delete(k);
+        this.agentRequests.delete(k);
+      }
     }
     const headers: Record<string, string> = {
       "Content-Type": "application/json",
@@ -306,6 +323,8 @@ class HttpTransport implements RemoteStream {
     this.streams.clear();
     this.pending.clear();
     this.agentRequestSessions.clear();
+    this.agentRequests.clear();
+    this.earlyCancels.clear();
     if (old !== undefined) {
       void this.request("DELETE", { [CONNECTION_HEADER]: old }, undefined, 2_000)
         .then((response) => response.body?.cancel())
@@ -572,9 +591,34 @@ class HttpTransport implements RemoteStream {
   }
 
   private received(message: AnyMessage, state: StreamState): void {
-    if ("method" in message && "id" in message && state.sessionId !== undefined) {
+    if ("method" in message && "id" in message) {
       const k = idKey(message.id);
-      if (k !== undefined) this.agentRequestSessions.set(k, state.sessionId);
+      if (k !== undefined) {
+        if (state.sessionId !== undefined) this.agentRequestSessions.set(k, state.sessionId);
+        this.agentRequests.add(k);
+        this.deliver(message);
+        const cancel = this.earlyCancels.get(k);
+        if (cancel !== undefined) {
+          this.earlyCancels.delete(k);
+          this.deliver(cancel);
+        }
+        return;
+      }
+    }
+    if ("method" in message && message.method === CANCEL_REQUEST_METHOD && !("id" in message)) {
+      const params = message.params;
+      const k =
+        typeof params === "object" && params !== null && "requestId" in params
+          ? idKey(params.requestId)
+          : undefined;
+      if (k !== undefined && !this.agentRequests.has(k)) {
+        this.earlyCancels.set(k, message);
+        if (this.earlyCancels.size > MAX_EARLY_CANCELS) {
+          const oldest = this.earlyCancels.keys().next();
+          if (oldest.done !== true) this.earlyCancels.delete(oldest.value);
+        }
+        return;
+      }
     }
     if (!("method" in message)) {
       const k = idKey(message.id);
