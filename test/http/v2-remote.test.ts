@@ -74,7 +74,7 @@ afterEach(async () => {
 
 async function serve(
   agent: AcpAgentFactory,
-  options: { resumable?: boolean; keepAliveMs?: number } = {},
+  options: { resumable?: boolean; keepAliveMs?: number; maxConnectionsPerPrincipal?: number } = {},
 ): Promise<{ url: string; port: number; server: AcpNodeServer }> {
   const server = createAcpNodeServer({ agent, ...options });
   const { port } = await server.listen(0, "127.0.0.1");
@@ -283,10 +283,14 @@ describe.each(transports)("%s: acp-kit's v2 client ⇄ acp-kit's server", (_name
   it("negotiate() with an agent that refuses v2 with an error: asked again in v1, on a new remote connection", async () => {
     const seen = { initialize: [] as number[] };
     const connections: string[] = [];
-    const { url } = await serve((stream, context) => {
-      connections.push(context.connectionId);
-      return refusingV1Agent(stream, seen);
-    });
+    // One connection at a time: the refused one must be gone before the next is opened.
+    const { url } = await serve(
+      (stream, context) => {
+        connections.push(context.connectionId);
+        return refusingV1Agent(stream, seen);
+      },
+      { maxConnectionsPerPrincipal: 1 },
+    );
     const events: RemoteEvent[] = [];
     const stream = open(connect, url, { onEvent: (e) => events.push(e) });
     const agreed = await negotiate(stream, v1Options);

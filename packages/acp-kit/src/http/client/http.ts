@@ -49,6 +49,9 @@ export class HttpStatusError extends Error {
   }
 }
 
+/** How long leaving a refused connection waits for the server's answer to its DELETE. */
+const GOODBYE_MS = 2_000;
+
 /** The notification withdrawing a request. */
 const CANCEL_REQUEST_METHOD = "$/cancel_request";
 /** The most `$/cancel_request`s kept for requests not seen yet. */
@@ -306,7 +309,7 @@ class HttpTransport implements RemoteStream {
 
   /**
    * Leaves a connection whose `initialize` was refused (its streams stop, the server is
-   * told with a DELETE) and starts a new one with `message`.
+   * told with a DELETE, whose answer is awaited) and starts a new one with `message`.
    */
   private async restart(message: AnyMessage): Promise<void> {
     const old = this.connId;
@@ -326,7 +329,8 @@ class HttpTransport implements RemoteStream {
     this.agentRequests.clear();
     this.earlyCancels.clear();
     if (old !== undefined) {
-      void this.request("DELETE", { [CONNECTION_HEADER]: old }, undefined, 2_000)
+      // Awaited: a server that limits connections then has room for the new one.
+      await this.request("DELETE", { [CONNECTION_HEADER]: old }, undefined, GOODBYE_MS)
         .then((response) => response.body?.cancel())
         .catch(() => undefined);
     }

@@ -57,6 +57,9 @@ interface OpenFailure {
 /** Upgrade statuses after which trying again cannot help (as for HTTP requests). */
 const FATAL = new Set([401, 403, 404, 410]);
 
+/** How long leaving a refused connection waits for its socket's close handshake. */
+const GOODBYE_MS = 2_000;
+
 const RESUMED = "stream/resumed";
 const RESUME_FAILED = "stream/resume_failed";
 /** The close code of a failed resume. */
@@ -225,7 +228,8 @@ class WebSocketTransport implements RemoteStream {
 
   /**
    * Leaves the connection whose `initialize` was refused (its socket is closed, which ends
-   * it on the server) and opens a new socket, with nothing sent or received on it yet.
+   * it on the server; the close handshake is awaited) and opens a new socket, with nothing
+   * sent or received on it yet.
    */
   private async restart(): Promise<void> {
     const old = this.socket;
@@ -239,10 +243,23 @@ class WebSocketTransport implements RemoteStream {
     this.sentLog = [];
     this.sentHead = 0;
     this.sentBytes = 0;
-    try {
-      old?.close(1000);
-    } catch {
-      old?.terminate();
+    if (old !== undefined) {
+      // Its close handshake is awaited (bounded): a server that limits connections then
+      // has room for the new one.
+      const closed = new Promise<void>((resolve) => {
+        if (old.readyState === old.CLOSED) return resolve();
+        const timer = setTimeout(resolve, GOODBYE_MS);
+        old.once("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      try {
+        old.close(1000);
+      } catch {
+        old.terminate();
+      }
+      await closed;
     }
     const failure = await this.open(false);
     if (failure !== undefined) {
