@@ -7,7 +7,7 @@
  */
 import { Readable, Writable } from "node:stream";
 import { setTimeout as later } from "node:timers";
-import { ndJsonStream, type Stream } from "acp-kit";
+import { ndJsonStream, type AnyMessage, type Stream } from "acp-kit";
 import { agentStdioStream } from "acp-kit/node";
 import { bridge, type ProtocolChoice } from "acp-kit/v2";
 import type { AgentTarget } from "./target.js";
@@ -30,6 +30,54 @@ const EXIT_GRACE_MS = 3000;
 /** How long after SIGTERM the rest of its group gets SIGKILL (ms). */
 const KILL_GRACE_MS = 2000;
 
+/**
+ * The agent's stream as the negotiation uses it. An agent that refuses the v2 `initialize`
+ * and exits may be gone before the v1 `initialize` reaches it: writing it fails (EPIPE),
+ * and the failure can reach the negotiation before the end of the agent's output does,
+ * as a failed write or as an error of the output. Either way the agent has left, and the
+ * negotiation must see it so (the end of the output) to start it again for v1. So while
+ * `negotiating`, a failed write ends the agent (`leave`) and counts as written, and an
+ * error of the output ends it (the agent ended too); afterwards failures pass as they are.
+ */
+function leavesOnBrokenPipe(
+  stream: Stream,
+  negotiating: () => boolean,
+  leave: () => Promise<void>,
+): Stream {
+  const writer = stream.writable.getWriter();
+  const reader = stream.readable.getReader();
+  const readable = new ReadableStream<AnyMessage>(
+    {
+      pull: async (controller) => {
+        try {
+          const next = await reader.read();
+          if (next.done) controller.close();
+          else controller.enqueue(next.value);
+        } catch (error) {
+          if (!negotiating()) throw error;
+          await leave();
+          controller.close();
+        }
+      },
+      cancel: (reason: unknown) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
+  const writable = new WritableStream<AnyMessage>({
+    write: async (message) => {
+      try {
+        await writer.write(message);
+      } catch (error) {
+        if (!negotiating()) throw error;
+        await leave();
+      }
+    },
+    close: () => writer.close(),
+    abort: (reason: unknown) => writer.abort(reason),
+  });
+  return { readable, writable };
+}
+
 function note(text: string): void {
   process.stderr.write(`acp-kit bridge: ${printable(text, true)}\n`);
 }
@@ -46,14 +94,20 @@ export async function runBridgeCommand(
     env: { ...process.env, ...target.env },
   };
   const agents: TracedAgent[] = [];
+  let negotiating = true;
   const start = async (): Promise<Stream> => {
     const agent = await startTracedAgent(spec);
     agents.push(agent);
     agent.child.stderr.pipe(process.stderr, { end: false });
-    return ndJsonStream(
+    const stream = ndJsonStream(
       Writable.toWeb(agent.child.stdin),
       Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>,
       { closeOutput: true },
+    );
+    return leavesOnBrokenPipe(
+      stream,
+      () => negotiating,
+      () => agent.terminate(KILL_GRACE_MS),
     );
   };
   let downstream: Stream;
@@ -82,6 +136,7 @@ export async function runBridgeCommand(
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
   running.ready.then(
     (versions) => {
+      negotiating = false;
       if (options.quiet === true) return;
       note(
         versions.translating
@@ -89,10 +144,12 @@ export async function runBridgeCommand(
           : `client and agent speak ACP v${versions.agent}: relaying`,
       );
     },
-    (error: unknown) =>
+    (error: unknown) => {
+      negotiating = false;
       note(
         `the agent could not be initialized: ${error instanceof Error ? error.message : String(error)}`,
-      ),
+      );
+    },
   );
   await running.closed;
   const last = agents[agents.length - 1];

@@ -49,6 +49,14 @@ export class HttpStatusError extends Error {
   }
 }
 
+/** How long leaving a refused connection waits for the server's answer to its DELETE. */
+const GOODBYE_MS = 2_000;
+
+/** The notification withdrawing a request. */
+const CANCEL_REQUEST_METHOD = "$/cancel_request";
+/** The most `$/cancel_request`s kept for requests not seen yet. */
+const MAX_EARLY_CANCELS = 256;
+
 /** Messages the readable side holds before the event streams wait for the connection. */
 const READ_AHEAD_MESSAGES = 1024;
 
@@ -119,9 +127,30 @@ class HttpTransport implements RemoteStream {
   private readonly pending = new Map<string, PendingRequest>();
   /** The agent's requests: the session stream each came on (the answer goes with its header). */
   private readonly agentRequestSessions = new Map<string, string>();
+  /** The agent's requests delivered and not answered yet. */
+  private readonly agentRequests = new Set<string>();
+  /**
+   * The agent's `$/cancel_request`s that came before the request they withdraw (a server
+   * may send them on the connection stream and the request on a session's), by that
+   * request's id: delivered right after it. At most {@link MAX_EARLY_CANCELS}, the oldest
+   * dropped (a cancel that came after its request was answered is never needed).
+   */
+  private readonly earlyCancels = new Map<string, AnyMessage>();
   private writeChain: Promise<void> = Promise.resolve();
   /** Whether the server advertised resumable streams. */
   private serverResumable = false;
+  /**
+   * The connection's `initialize` was answered with an error and nothing was sent since:
+   * another `initialize` (a client asking again in v1) starts a new connection, as the
+   * server refuses a second one on this.
+   */
+  private initializeRefused = false;
+  /**
+   * The connection ended after its `initialize` was refused (the agent left, as some do on
+   * a v2 `initialize`): kept, not raised, as another `initialize` starts a new connection;
+   * anything else sent ends the transport with it.
+   */
+  private lostAfterRefusal: Error | undefined;
   private keepAliveTimeoutMs: number;
   private readonly keepAliveFromCaller: boolean;
 
@@ -192,6 +221,13 @@ class HttpTransport implements RemoteStream {
 
   private async send(message: AnyMessage): Promise<void> {
     if (this.ended) throw new Error("The remote connection is closed");
+    if (this.initializeRefused && isInitialize(message)) return this.restart(message);
+    this.initializeRefused = false;
+    const lost = this.lostAfterRefusal;
+    if (lost !== undefined) {
+      this.finish(lost);
+      throw lost;
+    }
     if (this.connId === undefined) return this.initialize(message);
     const sessionId = this.routeOf(message);
     if (sessionId !== undefined) {
@@ -223,7 +259,10 @@ class HttpTransport implements RemoteStream {
     }
     if (!("method" in message)) {
       const k = idKey(message.id);
-      if (k !== undefined) this.agentRequestSessions.delete(k);
+      if (k !== undefined) {
+        this.agentRequestSessions.delete(k);
+        this.agentRequests.delete(k);
+      }
     }
     const headers: Record<string, string> = {
       "Content-Type": "application/json",
@@ -268,8 +307,38 @@ class HttpTransport implements RemoteStream {
     return k === undefined ? undefined : this.agentRequestSessions.get(k);
   }
 
+  /**
+   * Leaves a connection whose `initialize` was refused (its streams stop, the server is
+   * told with a DELETE, whose answer is awaited) and starts a new one with `message`.
+   */
+  private async restart(message: AnyMessage): Promise<void> {
+    const old = this.connId;
+    this.connId = undefined;
+    this.initializeRefused = false;
+    this.lostAfterRefusal = undefined;
+    this.serverResumable = false;
+    const replaced = new Error("The connection was replaced after a refused initialize");
+    for (const state of this.streams.values()) {
+      state.failure = replaced;
+      state.settleReady(replaced);
+      state.attempt?.abort();
+    }
+    this.streams.clear();
+    this.pending.clear();
+    this.agentRequestSessions.clear();
+    this.agentRequests.clear();
+    this.earlyCancels.clear();
+    if (old !== undefined) {
+      // Awaited: a server that limits connections then has room for the new one.
+      await this.request("DELETE", { [CONNECTION_HEADER]: old }, undefined, GOODBYE_MS)
+        .then((response) => response.body?.cancel())
+        .catch(() => undefined);
+    }
+    return this.initialize(message);
+  }
+
   private async initialize(message: AnyMessage): Promise<void> {
-    if (!("method" in message) || message.method !== "initialize" || !("id" in message)) {
+    if (!isInitialize(message)) {
       const error = new Error("The first message on a remote connection must be initialize");
       this.finish(error);
       throw error;
@@ -296,6 +365,7 @@ class HttpTransport implements RemoteStream {
       this.connId = id;
       this.learnTransport(body);
       this.openStream(CONNECTION);
+      this.initializeRefused = "error" in body;
       this.deliver(body);
     } catch (error) {
       this.finish(error as Error);
@@ -452,7 +522,7 @@ class HttpTransport implements RemoteStream {
       state.progressed = false;
       failures++;
       if (failures > this.settings.maxAttempts) {
-        if (state.key === CONNECTION) this.finish(reason);
+        if (state.key === CONNECTION) this.connectionLost(state, reason);
         else this.failStream(state, reason, false);
         return;
       }
@@ -525,9 +595,34 @@ class HttpTransport implements RemoteStream {
   }
 
   private received(message: AnyMessage, state: StreamState): void {
-    if ("method" in message && "id" in message && state.sessionId !== undefined) {
+    if ("method" in message && "id" in message) {
       const k = idKey(message.id);
-      if (k !== undefined) this.agentRequestSessions.set(k, state.sessionId);
+      if (k !== undefined) {
+        if (state.sessionId !== undefined) this.agentRequestSessions.set(k, state.sessionId);
+        this.agentRequests.add(k);
+        this.deliver(message);
+        const cancel = this.earlyCancels.get(k);
+        if (cancel !== undefined) {
+          this.earlyCancels.delete(k);
+          this.deliver(cancel);
+        }
+        return;
+      }
+    }
+    if ("method" in message && message.method === CANCEL_REQUEST_METHOD && !("id" in message)) {
+      const params = message.params;
+      const k =
+        typeof params === "object" && params !== null && "requestId" in params
+          ? idKey(params.requestId)
+          : undefined;
+      if (k !== undefined && !this.agentRequests.has(k)) {
+        this.earlyCancels.set(k, message);
+        if (this.earlyCancels.size > MAX_EARLY_CANCELS) {
+          const oldest = this.earlyCancels.keys().next();
+          if (oldest.done !== true) this.earlyCancels.delete(oldest.value);
+        }
+        return;
+      }
     }
     if (!("method" in message)) {
       const k = idKey(message.id);
@@ -547,7 +642,7 @@ class HttpTransport implements RemoteStream {
     state.attempt?.abort();
     if (gap) this.settings.onEvent({ type: "resume-gap", stream: state.key });
     if (state.key === CONNECTION) {
-      this.finish(error);
+      this.connectionLost(state, error);
       return;
     }
     this.failPending(state.key, error);
@@ -555,7 +650,22 @@ class HttpTransport implements RemoteStream {
 
   private streamFatal(state: StreamState, error: Error): void {
     state.settleReady(error);
-    this.finish(error);
+    if (state.key === CONNECTION) this.connectionLost(state, error);
+    else this.finish(error);
+  }
+
+  /**
+   * The connection stream is gone for good: the transport ends, unless the connection's
+   * `initialize` was refused (see {@link HttpTransport.lostAfterRefusal}).
+   */
+  private connectionLost(state: StreamState, error: Error): void {
+    if (!this.initializeRefused) {
+      this.finish(error);
+      return;
+    }
+    state.failure ??= error;
+    state.settleReady(error);
+    this.lostAfterRefusal = error;
   }
 
   private failPending(stream: string, error: Error): void {
@@ -655,6 +765,11 @@ class HttpTransport implements RemoteStream {
       if (timer !== undefined) clearTimeout(timer);
     }
   }
+}
+
+/** Whether a message is an `initialize` request. */
+function isInitialize(message: AnyMessage): boolean {
+  return "method" in message && message.method === "initialize" && "id" in message;
 }
 
 function describe(state: StreamState): string {

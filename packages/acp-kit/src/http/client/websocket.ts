@@ -57,6 +57,9 @@ interface OpenFailure {
 /** Upgrade statuses after which trying again cannot help (as for HTTP requests). */
 const FATAL = new Set([401, 403, 404, 410]);
 
+/** How long leaving a refused connection waits for its socket's close handshake. */
+const GOODBYE_MS = 2_000;
+
 const RESUMED = "stream/resumed";
 const RESUME_FAILED = "stream/resume_failed";
 /** The close code of a failed resume. */
@@ -115,6 +118,20 @@ class WebSocketTransport implements RemoteStream {
   private settleOpen: ((failure: OpenFailure | undefined) => void) | undefined;
   /** Whether the reconnect loop runs (there is never more than one). */
   private reconnecting = false;
+  /** The id of the connection's `initialize` (the first frame sent). */
+  private initializeId: unknown;
+  /**
+   * The connection's `initialize` was answered with an error and nothing was sent since:
+   * another `initialize` (a client asking again in v1) goes on a new socket, as the server
+   * refuses a second one on this connection.
+   */
+  private initializeRefused = false;
+  /**
+   * The socket dropped after the `initialize` was refused (the agent left, as some do on a
+   * v2 `initialize`): kept, as another `initialize` opens a new socket; anything else sent
+   * handles the drop as usual.
+   */
+  private droppedAfterRefusal: OpenFailure | undefined;
 
   constructor(
     private readonly url: string,
@@ -187,9 +204,19 @@ class WebSocketTransport implements RemoteStream {
 
   private async send(message: AnyMessage): Promise<void> {
     if (this.ended) throw new Error("The remote connection is closed");
+    const initialize = "method" in message && message.method === "initialize" && "id" in message;
+    if (this.initializeRefused && initialize) await this.restart();
+    this.initializeRefused = false;
+    const drop = this.droppedAfterRefusal;
+    this.droppedAfterRefusal = undefined;
+    if (drop !== undefined) {
+      this.dropped(drop);
+      if (this.isEnded()) throw new Error("The remote connection is closed");
+    }
     if (!this.live) {
       await new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     }
+    if (this.sentFrames === 0 && initialize) this.initializeId = message.id;
     const text = JSON.stringify(message);
     this.sentFrames++;
     this.keepForResend(text);
@@ -197,6 +224,49 @@ class WebSocketTransport implements RemoteStream {
     this.socket?.send(text, (error) => {
       if (error) this.socket?.terminate();
     });
+  }
+
+  /**
+   * Leaves the connection whose `initialize` was refused (its socket is closed, which ends
+   * it on the server; the close handshake is awaited) and opens a new socket, with nothing
+   * sent or received on it yet.
+   */
+  private async restart(): Promise<void> {
+    const old = this.socket;
+    this.socket = undefined;
+    this.live = false;
+    this.droppedAfterRefusal = undefined;
+    this.connId = undefined;
+    this.resumable = false;
+    this.receivedFrames = 0;
+    this.sentFrames = 0;
+    this.sentLog = [];
+    this.sentHead = 0;
+    this.sentBytes = 0;
+    if (old !== undefined) {
+      // Its close handshake is awaited (bounded): a server that limits connections then
+      // has room for the new one.
+      const closed = new Promise<void>((resolve) => {
+        if (old.readyState === old.CLOSED) return resolve();
+        const timer = setTimeout(resolve, GOODBYE_MS);
+        old.once("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      try {
+        old.close(1000);
+      } catch {
+        old.terminate();
+      }
+      await closed;
+    }
+    const failure = await this.open(false);
+    if (failure !== undefined) {
+      const error = failure.refusal ?? new Error(failure.why);
+      this.finish(error);
+      throw error;
+    }
   }
 
   /**
@@ -357,6 +427,8 @@ class WebSocketTransport implements RemoteStream {
     }
     this.receivedFrames++;
     if (this.receivedFrames === 1) {
+      this.initializeRefused =
+        this.sentFrames === 1 && "error" in msg && msg.id === this.initializeId;
       const info = transportInfo(msg);
       this.resumable = info.resumable;
       if (!this.keepAliveFromCaller && info.keepAliveMs !== undefined && info.keepAliveMs > 0) {
@@ -408,6 +480,10 @@ class WebSocketTransport implements RemoteStream {
 
   /** A live socket dropped: resume on a new one, or end. */
   private dropped(failure: OpenFailure): void {
+    if (this.initializeRefused) {
+      this.droppedAfterRefusal = failure;
+      return;
+    }
     if (failure.code === CLOSE_RESUME_FAILED) {
       this.settings.onEvent({ type: "resume-gap", stream: "connection" });
       this.finish(new ResumeGapError("connection"));

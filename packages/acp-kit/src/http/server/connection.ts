@@ -9,6 +9,9 @@ import { CLOSE_WITH_CONNECTION } from "../../transport/message-stream-transport.
 import { OutboundStream, type RetentionLimits } from "./outbound-stream.js";
 import type { AcpPrincipal, ConnectionCloseReason } from "./options.js";
 
+/** The notification cancelling a request (either side's, hop by hop). */
+const CANCEL_REQUEST_METHOD = "$/cancel_request";
+
 /** Where a message goes: a session's stream, or the connection stream (`null`). */
 export type Route = string | null;
 
@@ -353,7 +356,7 @@ export class ServedConnection {
       if (key !== undefined) this.pendingRoutes.delete(key);
       stream = this.safeStream(route ?? null);
     } else {
-      const sessionId = paramsSessionId(record);
+      const sessionId = paramsSessionId(record) ?? this.withdrawnRoute(record);
       if ("id" in record) {
         const key = idKey(record.id);
         if (key !== undefined) this.clientResponseRoutes.set(key, sessionId ?? null);
@@ -362,6 +365,19 @@ export class ServedConnection {
     }
     stream.push(JSON.stringify(message));
     await this.backpressure(stream);
+  }
+
+  /**
+   * The session of the request an agent's `$/cancel_request` withdraws (v2 withdraws a
+   * permission request so), while the client has not answered it: the notification goes on
+   * that request's stream, behind it, not on the connection stream where it could overtake
+   * it.
+   */
+  private withdrawnRoute(record: Record<string, unknown>): string | undefined {
+    if (record.method !== CANCEL_REQUEST_METHOD || "id" in record) return undefined;
+    const params = record.params;
+    const key = isRecord(params) ? idKey(params.requestId) : undefined;
+    return key === undefined ? undefined : (this.clientResponseRoutes.get(key) ?? undefined);
   }
 
   private safeStream(route: Route): OutboundStream {
