@@ -197,7 +197,10 @@ export async function checkV2SessionNew(
   }
   if (ids[0] === ids[1]) {
     return {
-      outcome: failed(`Two session/new calls answered the same sessionId ${String(ids[0])}`),
+      outcome: failed(`Two session/new calls answered the same sessionId ${String(ids[0])}`, [
+        ...exchangeOf(context.log, first),
+        ...exchangeOf(context.log, second),
+      ]),
       ids: ids.slice(0, 1),
       authRequired: false,
     };
