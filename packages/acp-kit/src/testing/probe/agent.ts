@@ -2,7 +2,8 @@
  * The client probe: an agent a person configures in their editor as if it were a real
  * agent. On each prompt it exercises the client (files, terminals, permissions, every
  * update kind, the cancel rule) and answers with a conformance report, also written as
- * JSON to a file.
+ * JSON to a file. It serves ACP v1 and v2 (`protocolRouter`): a v2 client gets the v2
+ * probe (`./v2.ts`), and the report says which version the client chose.
  *
  * @module
  */
@@ -13,7 +14,8 @@ import { dirname, join } from "node:path";
 import { RequestError } from "../../jsonrpc/errors.js";
 import type { Stream } from "../../base/messages.js";
 import { agentStdioStream } from "../../node/agent-stdio.js";
-import { AgentSideConnection } from "../../peer/agent-side-connection.js";
+import type { AgentSideConnection } from "../../peer/agent-side-connection.js";
+import { protocolRouter } from "../../v2/protocol-router.js";
 import type { Agent } from "../../peer/agent.js";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type * as schema from "../../schema/types.gen.js";
@@ -26,6 +28,7 @@ import {
   type ProbeContext,
 } from "./context.js";
 import { runProbe } from "./run.js";
+import { ProbeAgentV2 } from "./v2.js";
 import type { ConformanceReport } from "../conformance/report.js";
 import { formatReportMarkdown } from "../conformance/report-format.js";
 
@@ -146,10 +149,11 @@ export class ProbeAgent implements Agent {
       quote: quoter(),
     };
     try {
-      const report = await runProbe(context, {
+      const probed = await runProbe(context, {
         init: this.init,
         sessionBeforeInitialize: this.sessionBeforeInitialize,
       });
+      const report: ConformanceReport = { ...probed, agreedProtocolVersion: 1 };
       const path = this.options.reportPath ?? defaultProbeReportPath();
       const written = await mkdir(dirname(path), { recursive: true })
         .then(() => writeFile(path, `${JSON.stringify(report, null, 2)}\n`))
@@ -185,6 +189,10 @@ export async function runClientProbe(
   options: ClientProbeOptions & { readonly stream?: Stream } = {},
 ): Promise<void> {
   const stream = options.stream ?? agentStdioStream();
-  const connection = new AgentSideConnection((client) => new ProbeAgent(client, options), stream);
-  await connection.closed;
+  // Both versions: the client's initialize chooses (v2 when it asks for 2 or more).
+  const routed = protocolRouter({
+    v1: (client) => new ProbeAgent(client, options),
+    v2: (client) => new ProbeAgentV2(client, options),
+  }).connect(stream);
+  await routed.closed;
 }

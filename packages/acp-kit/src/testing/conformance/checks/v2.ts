@@ -612,7 +612,8 @@ export async function checkV2SessionList(
       exchangeOf(context.log, filtered),
     );
   }
-  const sessions = (record(filtered.result).sessions as unknown[]).map(record);
+  const listedSessions = record(filtered.result).sessions;
+  const sessions = (Array.isArray(listedSessions) ? listedSessions : []).map(record);
   const outside = sessions.filter((session) => session.cwd !== context.workdir);
   if (outside.length > 0) {
     return failed(
