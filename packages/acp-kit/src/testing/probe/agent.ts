@@ -9,8 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { RequestError } from "../../jsonrpc/errors.js";
 import type { Stream } from "../../base/messages.js";
 import { agentStdioStream } from "../../node/agent-stdio.js";
@@ -22,30 +21,18 @@ import type * as schema from "../../schema/types.gen.js";
 import { VERSION } from "../../base/version.js";
 import {
   DEFAULT_CLIENT_PROBE_TIMEOUTS,
+  defaultProbeReportPath,
   errorText,
   quoter,
-  type ClientProbeTimeouts,
+  type ClientProbeOptions,
   type ProbeContext,
 } from "./context.js";
 import { runProbe } from "./run.js";
 import { ProbeAgentV2 } from "./v2.js";
+
+export { defaultProbeReportPath, type ClientProbeOptions } from "./context.js";
 import type { ConformanceReport } from "../conformance/report.js";
 import { formatReportMarkdown } from "../conformance/report-format.js";
-
-/** Options of the client probe. */
-export interface ClientProbeOptions {
-  /** Where the JSON report goes (default {@link defaultProbeReportPath}). */
-  readonly reportPath?: string;
-  /** Time limits; see {@link ClientProbeTimeouts}. */
-  readonly timeouts?: Partial<ClientProbeTimeouts>;
-  /** Called with each report (and the path it was written to, if it could be). */
-  readonly onReport?: (report: ConformanceReport, path: string | undefined) => void;
-}
-
-/** The default path of the probe's JSON report: `acp-kit-client-report.json` in the tmpdir. */
-export function defaultProbeReportPath(): string {
-  return join(tmpdir(), "acp-kit-client-report.json");
-}
 
 function optionsOf(currentValue: string): schema.SessionConfigOption[] {
   const options = [

@@ -38,8 +38,13 @@ import {
   type ExchangeEntry,
 } from "../conformance/report.js";
 import { formatReportMarkdown } from "../conformance/report-format.js";
-import { defaultProbeReportPath, type ClientProbeOptions } from "./agent.js";
-import { DEFAULT_CLIENT_PROBE_TIMEOUTS, errorText, quoter } from "./context.js";
+import {
+  DEFAULT_CLIENT_PROBE_TIMEOUTS,
+  defaultProbeReportPath,
+  errorText,
+  quoter,
+  type ClientProbeOptions,
+} from "./context.js";
 import { PROBE_TOOL_CALLS } from "./interactive.js";
 
 /** The client checks of a v2 client: those of v1 that v2 has a feature for. */
