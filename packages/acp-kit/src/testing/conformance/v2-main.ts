@@ -13,7 +13,8 @@ import {
   checkUnknownMethod,
 } from "./checks/methods.js";
 import { LIVE_TURN_NEEDED, LOGIN_NEEDED } from "./checks/sessions.js";
-import type { CheckChannel, RunContext } from "./checks/support.js";
+import { describe, type CheckChannel, type RunContext } from "./checks/support.js";
+import { isPlainObject } from "../../base/messages.js";
 import {
   advertisesDelete,
   advertisesSessions,
@@ -48,6 +49,31 @@ const V2_MAIN_CHECKS = [
 ] as const;
 
 /**
+ * Logs in with `context.auth` after a v2 `initialize`: `auth/login` with that method (its
+ * `methodId` among the answer's `authMethods`). Resolves with why it failed, or
+ * `undefined` when it worked or no login was asked for.
+ */
+async function logInV2(
+  context: RunContext,
+  channel: CheckChannel,
+  init: WireOutcome,
+): Promise<string | undefined> {
+  const methodId = context.auth;
+  if (methodId === undefined || init.kind !== "result") return undefined;
+  const result = isPlainObject(init.result) ? init.result : {};
+  const methods = Array.isArray(result.authMethods) ? result.authMethods : [];
+  const ids = methods.flatMap((method: unknown) =>
+    isPlainObject(method) && typeof method.methodId === "string" ? [method.methodId] : [],
+  );
+  if (!ids.includes(methodId)) {
+    return `--auth ${methodId}: the agent offers no such login method (it offers: ${ids.join(", ") || "none"})`;
+  }
+  const answer = await channel.request("auth/login", { methodId });
+  if (answer.kind === "result") return undefined;
+  return `--auth ${methodId}: auth/login ${describe(answer)}`;
+}
+
+/**
  * Runs the v2 main connection's checks, in order, into `results`; resolves with the
  * `initialize` outcome. Once the agent's process has ended, the checks left are skipped.
  */
@@ -66,6 +92,9 @@ export async function runV2MainConnection(
     results.skipRest(V2_MAIN_CHECKS, "initialize did not succeed (see v2-initialize)");
     return init;
   }
+  const loginFailed = await logInV2(context, channel, init);
+  if (loginFailed !== undefined) results.note(loginFailed);
+  else if (context.auth !== undefined) results.note(`Logged in with --auth ${context.auth}.`);
   const run = async (id: string, check: () => Promise<CheckOutcome>): Promise<boolean> => {
     const ended = channel.process.wire.closed;
     if (ended !== undefined) {
