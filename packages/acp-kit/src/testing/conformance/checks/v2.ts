@@ -120,30 +120,39 @@ export function stateOf(
   return { state: update.state, stopReason: update.stopReason };
 }
 
+/** A wait for a record of the log: {@link waitForRecord}. */
+export interface RecordWait {
+  /** The first matching record, or `undefined` after the time limit (or `stop()`). */
+  readonly found: Promise<WireRecord | undefined>;
+  /** Stops waiting (resolves `found` with `undefined` if nothing matched yet). */
+  stop(): void;
+}
+
 /**
- * Resolves with the first record from `fromSeq` on that passes `match` (looking at those
- * already logged first), or `undefined` after `timeoutMs`.
+ * Waits for the first record from `fromSeq` on that passes `match` (looking at those
+ * already logged first), at most `timeoutMs`.
  */
 export function waitForRecord(
   log: WireLog,
   fromSeq: number,
   match: (rec: WireRecord) => boolean,
   timeoutMs: number,
-): Promise<WireRecord | undefined> {
-  const found = log.records.find((rec) => rec.seq >= fromSeq && match(rec));
-  if (found !== undefined) return Promise.resolve(found);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      unsubscribe();
-      resolve(undefined);
-    }, timeoutMs);
+): RecordWait {
+  const already = log.records.find((rec) => rec.seq >= fromSeq && match(rec));
+  if (already !== undefined) return { found: Promise.resolve(already), stop: () => undefined };
+  let finish: (rec: WireRecord | undefined) => void = () => undefined;
+  const found = new Promise<WireRecord | undefined>((resolve) => {
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
     const unsubscribe = log.subscribe((rec) => {
-      if (rec.seq < fromSeq || !match(rec)) return;
+      if (rec.seq >= fromSeq && match(rec)) finish(rec);
+    });
+    finish = (rec) => {
       clearTimeout(timer);
       unsubscribe();
       resolve(rec);
-    });
+    };
   });
+  return { found, stop: () => finish(undefined) };
 }
 
 /** The idle `state_update` of `sessionId` on `connection`, from `fromSeq` on. */
@@ -247,6 +256,22 @@ export async function checkV2PromptTurn(
   const { log } = context;
   const from = log.nextSeq;
   const idle = waitForRecord(log, from, idleOf(channel.name, sessionId), context.timeouts.promptMs);
+  try {
+    return await judgeV2PromptTurn(context, channel, sessionId, from, idle.found);
+  } finally {
+    idle.stop();
+  }
+}
+
+/** The rest of {@link checkV2PromptTurn}: sends the prompt, waits for `idle`, judges. */
+async function judgeV2PromptTurn(
+  context: RunContext,
+  channel: CheckChannel,
+  sessionId: string,
+  from: number,
+  idle: Promise<WireRecord | undefined>,
+): Promise<V2Turn> {
+  const { log } = context;
   const answer = await channel.request(
     "session/prompt",
     { sessionId, prompt: promptBlocks(context, SHORT_PROMPT) },
@@ -468,12 +493,13 @@ async function interruptV2Turn(
     answer.kind === "result" ? new Promise<never>(() => undefined) : answer,
   );
   const first = await Promise.race([
-    startedIdle.then((rec) => ({ idle: rec })),
+    startedIdle.found.then((rec) => ({ idle: rec })),
     refusal.then((answer) => ({ refused: answer })),
     activity.seen.then(() => undefined),
     sleep(context.timeouts.cancelDelayMs).then(() => undefined),
   ]);
   activity.stop();
+  startedIdle.stop();
   if (first !== undefined) {
     channel.client.release();
     if ("refused" in first) return { refused: first.refused, promptSeq, interruptSeq: log.nextSeq };
@@ -485,7 +511,7 @@ async function interruptV2Turn(
   }
   const interruptSeq = interrupt();
   channel.client.release();
-  const idle = await waitForRecord(log, interruptSeq, idleMatch, context.timeouts.cancelMs);
+  const idle = await waitForRecord(log, interruptSeq, idleMatch, context.timeouts.cancelMs).found;
   // Let the prompt's own answer arrive (it may come after the idle).
   await Promise.race([prompt, sleep(context.timeouts.quietMs)]);
   return { ...(idle === undefined ? {} : { idle }), promptSeq, interruptSeq };
