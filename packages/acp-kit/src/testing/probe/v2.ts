@@ -488,15 +488,31 @@ export class ProbeAgentV2 implements Agent {
         );
       await run.say(`\n\n${formatReportMarkdown(report)}\n${written}\n`);
       this.options.onReport?.(report, written.startsWith("The JSON report is") ? path : undefined);
-    } finally {
-      session.cancel = undefined;
-      session.running = false;
-      await send({
-        sessionUpdate: "state_update",
-        state: "idle",
-        stopReason: state.cancelled ? "cancelled" : "end_turn",
-      });
+      await this.idle(sessionId, session, state.cancelled ? "cancelled" : "end_turn");
+    } catch (error) {
+      // The prompt was answered already: a failure after insertion is an idle "error".
+      await this.idle(sessionId, session, "error", errorText(error));
     }
+  }
+
+  private async idle(
+    sessionId: string,
+    session: ProbeSessionV2,
+    stopReason: "cancelled" | "end_turn" | "error",
+    message?: string,
+  ): Promise<void> {
+    session.cancel = undefined;
+    session.running = false;
+    const update: v2.SessionUpdate =
+      stopReason === "error"
+        ? {
+            sessionUpdate: "state_update",
+            state: "idle",
+            stopReason,
+            error: { code: -32603, message: message ?? "The probe failed" },
+          }
+        : { sessionUpdate: "state_update", state: "idle", stopReason };
+    await this.connection.sessionUpdate({ sessionId, update }).catch(() => undefined);
   }
 
   private async probe(run: RunV2): Promise<ConformanceReport> {
