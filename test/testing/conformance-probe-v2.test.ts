@@ -1,7 +1,8 @@
 /**
  * `acp-kit check-client` in ACP v2: the probe program (a real child process, serving both
- * versions through `protocolRouter`) against acp-kit's v2 `ClientSideConnection` and
- * against the official SDK's v2 `client()`: the client asks for v2, the probe checks it
+ * versions through `protocolRouter`; also as `acp-kit check-client`) against acp-kit's
+ * v2 `ClientSideConnection`, its `TestClient` (`protocol: "auto"`) and the official SDK's
+ * v2 `client()`: the client asks for v2, the probe checks it
  * as a v2 client (initialize, a permission request in the v2 shape, every v2 update kind,
  * a permission request withdrawn with `$/cancel_request` after `session/cancel`) and
  * reports the version the client chose. A client that answers the withdrawn request with
@@ -18,6 +19,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { PROBE_TOOL_CALLS } from "../../packages/acp-kit/src/testing/probe/interactive.js";
 import type { ConformanceReport } from "../../packages/acp-kit/src/testing/conformance/report.js";
 import { formatReport } from "../../packages/acp-kit/src/testing/conformance/report-format.js";
+import { TestClient } from "../../packages/acp-kit/src/testing/test-client/client.js";
 import {
   ClientSideConnection,
   ndJsonStream,
@@ -42,8 +44,17 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function startProbe(reportPath: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", probeMain, "--report", reportPath], {
+const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
+
+/** How the probe is started: its program from the sources, or `acp-kit check-client`. */
+type ProbeCommand = "program" | "cli";
+
+function startProbe(reportPath: string, command: ProbeCommand = "program") {
+  const args =
+    command === "cli"
+      ? [cli, "check-client", "--report", reportPath]
+      : ["--import", "tsx", probeMain, "--report", reportPath];
+  const child = spawn(process.execPath, args, {
     cwd: repoRoot,
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -61,9 +72,9 @@ function statuses(report: ConformanceReport): Record<string, string> {
 type CancelBehaviour = "cancelled" | "select-anyway";
 
 /** Drives the probe with acp-kit's v2 ClientSideConnection; resolves with the report. */
-async function probeWithAcpKit(cancel: CancelBehaviour) {
+async function probeWithAcpKit(cancel: CancelBehaviour, command: ProbeCommand = "program") {
   const reportPath = join(dir, "report.json");
-  const { output, input } = startProbe(reportPath);
+  const { output, input } = startProbe(reportPath, command);
   const invalid: string[] = [];
   let sessionId = "";
   let idle: (stop: unknown) => void = () => undefined;
@@ -151,12 +162,64 @@ it(
 );
 
 it(
+  "acp-kit check-client (the built CLI) reports the v2 client too",
+  { timeout: 60_000 },
+  async () => {
+    const { report, stopReason } = await probeWithAcpKit("cancelled", "cli");
+    expect(report).toMatchObject({ ok: true, agreedProtocolVersion: 2 });
+    expect(report.checks).toHaveLength(5);
+    expect(stopReason).toBe("cancelled");
+  },
+);
+
+it(
   "a client that answers the withdrawn request with an option fails permission-cancel",
   { timeout: 60_000 },
   async () => {
     const { report } = await probeWithAcpKit("select-anyway");
     expect(statuses(report)["permission-cancel"], formatReport(report)).toBe("fail");
     expect(report.ok).toBe(false);
+  },
+);
+
+it(
+  "acp-kit's TestClient with protocol auto negotiates v2 and passes",
+  { timeout: 60_000 },
+  async () => {
+    const reportPath = join(dir, "report.json");
+    const { output, input } = startProbe(reportPath);
+    const session = { id: "" };
+    const client: TestClient = new TestClient({
+      protocol: "auto",
+      cwd: dir,
+      permission: (request) => {
+        const subject = (request as { subject?: { toolCall?: { toolCallId?: string } } }).subject;
+        const toolCallId = subject?.toolCall?.toolCallId;
+        if (toolCallId === PROBE_TOOL_CALLS.cancel) {
+          // The user presses Cancel: TestClient answers its pending requests cancelled
+          // (this one is pending once the callback returned: hence the microtask).
+          queueMicrotask(() => void client.cancel(session.id));
+          return new Promise<never>(() => undefined);
+        }
+        return toolCallId === PROBE_TOOL_CALLS.permission ? "allow" : "yes";
+      },
+    });
+    try {
+      expect(await client.open(ndJsonStream(output, input))).toBe(2);
+      session.id = (await client.newSessionV2()).sessionId;
+      await client.prompt(session.id, "probe");
+      const report = JSON.parse(await readFile(reportPath, "utf8")) as ConformanceReport;
+      expect(statuses(report), formatReport(report)).toEqual({
+        "client-initialize": "pass",
+        "client-info": "pass",
+        permission: "pass",
+        "update-rendering": "pass",
+        "permission-cancel": "pass",
+      });
+      expect(report).toMatchObject({ ok: true, agreedProtocolVersion: 2 });
+    } finally {
+      await client.close();
+    }
   },
 );
 
