@@ -340,7 +340,8 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
   it("passes our example agent, skipping only what it does not advertise", async () => {
     const result = await runAsync(["check", ...tsxAgent("examples/agent.ts")]);
     expect(result.stdout).toContain(
-      "16 passed, 0 failed (MUST), 0 warnings (SHOULD), 0 inconclusive, 4 skipped (20 checks): OK",
+      // --protocol auto (the default) negotiates first: the v1 agent answers 1.
+      "17 passed, 0 failed (MUST), 0 warnings (SHOULD), 0 inconclusive, 4 skipped (21 checks): OK",
     );
     expect(result.stderr).toContain("✓ session/new answers unique session ids"); // progress
     expect(result.code).toBe(0);
@@ -361,13 +362,13 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
       summary: { passed: number; failed: number; skipped: number };
     };
     expect(report.summary).toEqual({
-      passed: 20,
+      passed: 21, // with the negotiation (--protocol auto, the default)
       failed: 0,
       mustFailed: 0,
       warnings: 0,
       inconclusive: 0,
       skipped: 0,
-      total: 20,
+      total: 21,
     });
     expect(report.ok).toBe(true);
     expect(result.code).toBe(0);
@@ -389,6 +390,9 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
     const result = await runAsync([
       "check",
       "--json",
+      // The fault echoes any version: under auto it would claim v2 (see conformance-v2).
+      "--protocol",
+      "1",
       ...tsxAgent("test/testing/fixtures/agent-faulty.ts", "--fault=wrong-version"),
     ]);
     expect(result.code).toBe(50);

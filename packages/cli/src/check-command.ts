@@ -8,7 +8,7 @@ import { AgentStartupError } from "acp-kit/node";
 import { runAgentChecks } from "acp-kit/testing";
 import { runClientProbe } from "acp-kit/testing";
 import { formatReport } from "acp-kit/testing";
-import type { CheckResult, ConformanceReport } from "acp-kit/testing";
+import type { CheckProtocol, CheckResult, ConformanceReport } from "acp-kit/testing";
 import { ExitCodes } from "./exit-codes.js";
 import { renderLine, seg, type Segment } from "./trace/styled-line.js";
 import type { AgentTarget } from "./target.js";
@@ -47,6 +47,8 @@ export async function runCheckCommand(
     requestTimeoutMs?: number;
     /** A login method of the agent to use before the checks (`--auth`). */
     auth?: string;
+    /** Which protocol version to check (`--protocol`; default `auto`: negotiated). */
+    protocol?: CheckProtocol;
     color: boolean;
   },
 ): Promise<number> {
@@ -73,6 +75,7 @@ export async function runCheckCommand(
       ...(target.windowsVerbatimArguments === true ? { windowsVerbatimArguments: true } : {}),
       ...(options.cwd === undefined ? {} : { sessionCwd: options.cwd }),
       ...(options.auth === undefined ? {} : { auth: options.auth }),
+      protocol: options.protocol ?? "auto",
       ...(options.requestTimeoutMs === undefined
         ? {}
         : { timeouts: { requestMs: options.requestTimeoutMs } }),
@@ -119,7 +122,10 @@ function remoteFailure(
   report: ConformanceReport,
 ): { exitCode: number; message: string } | undefined {
   if (target.remote !== true) return undefined;
-  const initialize = report.checks.find((check) => check.id === "initialize-result");
+  // The first exchange of the run: the negotiation when there was one, else initialize.
+  const initialize =
+    report.checks.find((check) => check.id === "negotiation") ??
+    report.checks.find((check) => check.id === "initialize-result");
   if (initialize === undefined || initialize.status === "pass") return undefined;
   const line = (report.stderrTail ?? []).filter((text) => text.trim() !== "").at(-1);
   if (line?.startsWith("acp-kit: ") !== true) return undefined;

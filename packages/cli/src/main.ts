@@ -651,7 +651,7 @@ Then read it:
       }
     });
 
-  withRemoteOptions(program.command("check"))
+  withProtocolOption(withRemoteOptions(program.command("check")))
     .description("run the conformance checks against an agent")
     .argument("[agent...]", "an agent name, or its command after --")
     .option("--json", "print the report as JSON")
@@ -671,6 +671,7 @@ Then read it:
 Examples:
   acp-kit check -- node my-agent.js
   acp-kit check --json claude > report.json
+  acp-kit check --protocol 2 -- node my-v2-agent.js
   CODEX_API_KEY=... acp-kit check --auth codex-api-key codex
 
 Results are MUST failures (not conformant), SHOULD warnings, INCONCLUSIVE (no login,
@@ -685,6 +686,7 @@ Exit code 0 when no MUST check failed, ${ExitCodes.CHECK_FAILED} when one failed
           cwd?: string;
           requestTimeout?: number;
           auth?: string;
+          protocol?: "auto" | 1 | 2;
         },
       ) => {
         try {
@@ -696,6 +698,7 @@ Exit code 0 when no MUST check failed, ${ExitCodes.CHECK_FAILED} when one failed
             ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
             ...(opts.requestTimeout === undefined ? {} : { requestTimeoutMs: opts.requestTimeout }),
             ...(opts.auth === undefined ? {} : { auth: opts.auth }),
+            ...(opts.protocol === undefined ? {} : { protocol: opts.protocol }),
             color: useColor(process.stderr),
           });
         } catch (error) {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type { AgentCapabilities, Implementation } from "../../schema/types.gen.js";
+import type { AgentCapabilities as AgentCapabilitiesV2 } from "../../schema/v2/types.gen.js";
 import { VERSION } from "../../base/version.js";
 import { checkClientCapabilities, checkClientRequests } from "./checks/capabilities.js";
 import {
@@ -34,7 +35,26 @@ import {
   checkSessionUpdates,
   checkStdoutPurity,
 } from "./checks/wire.js";
-import { AGENT_CHECKS, checkResult, definitionOf, skipped, type CheckOutcome } from "./catalog.js";
+import {
+  AGENT_CHECKS,
+  AGENT_CHECKS_V2,
+  NEGOTIATION_CHECK,
+  checkResult,
+  definitionOf,
+  skipped,
+  type CheckDefinition,
+  type CheckOutcome,
+} from "./catalog.js";
+import {
+  V2_METHOD_SPECS,
+  agreedVersionOf,
+  checkNegotiation,
+  checkV2ClientRequests,
+  checkV2SessionUpdates,
+  checkV2UpdateOrder,
+  v2InitializeParams,
+} from "./checks/v2.js";
+import { runV2MainConnection } from "./v2-main.js";
 import type { CheckerPermission } from "./client.js";
 import { WireLog } from "./log.js";
 import { logIn, runMainConnection, type MainState } from "./main.js";
@@ -71,7 +91,18 @@ export interface AgentCheckOptions extends AgentCommand {
    * agent inherits them; `env` may set them too). Terminal methods are not run.
    */
   readonly auth?: string;
+  /**
+   * Which protocol version to check (default `1`). `"auto"`: first ask for v2 on a
+   * connection of its own (check `negotiation`), then run the v2 checks if the agent
+   * agreed to 2, the v1 checks if it answered 1 (or failed to negotiate). `2`: the v2
+   * checks only (skipped when the agent does not agree to 2). `1`: the v1 checks, no
+   * negotiation.
+   */
+  readonly protocol?: CheckProtocol;
 }
+
+/** Which protocol version `acp-kit check` checks: `1`, `2`, or `"auto"` (negotiated). */
+export type CheckProtocol = 1 | 2 | "auto";
 
 /** Collects check outcomes; the report lists them in catalog order. */
 export class CheckResults {
@@ -83,14 +114,18 @@ export class CheckResults {
    * Creates an empty collection.
    *
    * @param onCheck - Told about each result as it is set.
+   * @param catalog - The checks of the run, in report order.
    */
-  constructor(private readonly onCheck?: (result: CheckResult) => void) {}
+  constructor(
+    private readonly onCheck?: (result: CheckResult) => void,
+    private readonly catalog: readonly CheckDefinition[] = AGENT_CHECKS,
+  ) {}
 
   /** Sets a check's outcome (the first one set wins). */
   set(id: string, outcome: CheckOutcome): void {
     if (this.outcomes.has(id)) return;
     this.outcomes.set(id, outcome);
-    this.onCheck?.(checkResult(definitionOf(AGENT_CHECKS, id), outcome));
+    this.onCheck?.(checkResult(definitionOf(this.catalog, id), outcome));
   }
 
   /** Skips every check of `ids` not decided yet. */
@@ -105,7 +140,7 @@ export class CheckResults {
 
   /** Every check in catalog order. */
   list(): CheckResult[] {
-    return AGENT_CHECKS.map((definition) =>
+    return this.catalog.map((definition) =>
       checkResult(definition, this.outcomes.get(definition.id) ?? skipped("Not run")),
     );
   }
@@ -181,8 +216,19 @@ export async function runAgentChecks(options: AgentCheckOptions): Promise<Confor
     ...(options.auth === undefined ? {} : { auth: options.auth }),
     attributed: new Set(),
   };
-  const results = new CheckResults(options.onCheck);
   try {
+    const protocol = options.protocol ?? 1;
+    const negotiated = protocol === 1 ? undefined : await negotiate(context);
+    if (protocol === 2 || (negotiated !== undefined && agreedVersionOf(negotiated) === 2)) {
+      return await runV2(options, context, negotiated);
+    }
+    const results = new CheckResults(
+      options.onCheck,
+      negotiated === undefined ? AGENT_CHECKS : [NEGOTIATION_CHECK, ...AGENT_CHECKS],
+    );
+    if (negotiated !== undefined) {
+      results.set("negotiation", checkNegotiation(context.log, negotiated));
+    }
     const main = await CheckChannel.open("main", context, true);
     let state: MainState;
     try {
@@ -228,10 +274,95 @@ export async function runAgentChecks(options: AgentCheckOptions): Promise<Confor
     results.set("client-requests", checkClientRequests(log, main));
     results.set("method-names", checkMethodNames(log));
     results.set("response-ids", checkResponseIds(log));
-    return report(options, results.list(), state, main.process.stderrTail(20), results.notes);
+    return {
+      ...report(options, results.list(), state, main.process.stderrTail(20), results.notes),
+      ...(negotiated === undefined ? {} : { agreedProtocolVersion: 1 }),
+    };
   } finally {
     await rm(given === undefined ? workdir : notesPath, { recursive: true, force: true });
   }
+}
+
+/** Asks for v2 on a connection of its own (dual-shape `initialize`); resolves with the answer. */
+async function negotiate(context: RunContext): Promise<WireOutcome> {
+  const channel = await CheckChannel.open("negotiation", context, false);
+  try {
+    return await channel.request(
+      "initialize",
+      v2InitializeParams(true),
+      context.timeouts.initializeMs,
+    );
+  } finally {
+    await channel.close();
+  }
+}
+
+/** The checks that need the v2 main connection (all but the whole-log ones). */
+const V2_CONNECTION_CHECKS = AGENT_CHECKS_V2.map((definition) => definition.id).filter(
+  (id) => !["stdout-purity", "negotiation", "method-names", "response-ids"].includes(id),
+);
+
+/** The v2 battery: negotiation, then (when the agent agreed to 2) the v2 main connection. */
+async function runV2(
+  options: AgentCheckOptions,
+  context: RunContext,
+  negotiated: WireOutcome | undefined,
+): Promise<ConformanceReport> {
+  const results = new CheckResults(options.onCheck, AGENT_CHECKS_V2);
+  const { log } = context;
+  const negotiation = negotiated ?? (await negotiate(context));
+  results.set("negotiation", checkNegotiation(log, negotiation));
+  const agreed = agreedVersionOf(negotiation);
+  let init: WireOutcome | undefined;
+  let stderrTail: string[] = [];
+  if (agreed === 2) {
+    const main = await CheckChannel.open("main", context, false, 2);
+    try {
+      init = await runV2MainConnection(context, main, results);
+    } finally {
+      await main.close();
+    }
+    stderrTail = main.process.stderrTail(20);
+    results.set("v2-session-updates", checkV2SessionUpdates(log, [main]));
+    results.set("v2-update-order", checkV2UpdateOrder(log, [main.name]));
+    results.set("v2-client-requests", checkV2ClientRequests(log, main));
+  } else {
+    results.skipRest(
+      V2_CONNECTION_CHECKS,
+      `The agent did not agree to version 2 (it answered ${JSON.stringify(agreed ?? null)}; see negotiation)`,
+    );
+  }
+  results.set("stdout-purity", checkStdoutPurity(log, context.attributed));
+  results.set("method-names", checkMethodNames(log, V2_METHOD_SPECS));
+  results.set("response-ids", checkResponseIds(log));
+  const checks = results.list();
+  const result =
+    init?.kind === "result" && typeof init.result === "object" && init.result !== null
+      ? (init.result as Record<string, unknown>)
+      : {};
+  const info = result.info as Implementation | undefined;
+  const capabilities = result.capabilities as AgentCapabilitiesV2 | undefined;
+  return {
+    format: REPORT_FORMAT,
+    formatVersion: REPORT_FORMAT_VERSION,
+    kind: "agent",
+    protocolVersion: 2,
+    ...(typeof agreed === "number" ? { agreedProtocolVersion: agreed } : {}),
+    tool: { name: "acp-kit", version: VERSION },
+    subject: {
+      kind: "agent",
+      command: options.command,
+      args: [...(options.args ?? [])],
+      cwd: options.cwd ?? process.cwd(),
+      ...(info == null ? {} : { agentInfo: info }),
+      ...(capabilities == null ? {} : { agentCapabilitiesV2: capabilities }),
+    },
+    checks,
+    summary: summarize(checks),
+    ok: reportOk(checks),
+    ...(results.notes.length > 0 ? { notes: [...results.notes] } : {}),
+    stderrTail,
+  };
 }
 
 function report(

@@ -69,6 +69,82 @@ export const AGENT_CHECKS: readonly CheckDefinition[] = [
   def("response-ids", "Every response answers one pending request, once", [8, 10]),
 ];
 
+/**
+ * The version negotiation check, run first when the checker asks for v2 (`protocol`
+ * `"auto"` or `2`): the agent answers a v2 `initialize` with version 2 or 1.
+ */
+export const NEGOTIATION_CHECK: CheckDefinition = def(
+  "negotiation",
+  "A v2 initialize is answered with version 2 or 1, not an error or silence",
+  [15, 201],
+);
+
+function byId(id: string): CheckDefinition {
+  const found = AGENT_CHECKS.find((definition) => definition.id === id);
+  if (found === undefined) throw new Error(`Unknown conformance check: ${id}`);
+  return found;
+}
+
+/** The checks run against an agent that agreed to ACP v2, in report order. */
+export const AGENT_CHECKS_V2: readonly CheckDefinition[] = [
+  byId("stdout-purity"),
+  NEGOTIATION_CHECK,
+  def("v2-initialize", "initialize answers a valid v2 result (info, capabilities)", [14, 202]),
+  byId("unknown-method"),
+  byId("unknown-extension-method"),
+  byId("notifications-unanswered"),
+  byId("invalid-params"),
+  def("v2-session-new", "session/new answers valid v2 results with unique ids", [35, 203]),
+  def(
+    "v2-prompt-turn",
+    "A prompt is answered {messageId}, echoed as a user message, and runs running → idle",
+    [21, 204, 205],
+  ),
+  def(
+    "v2-stop-reason",
+    "The idle update that ends a turn carries a stop reason",
+    [206],
+    [],
+    "should",
+  ),
+  def(
+    "v2-session-updates",
+    "Every session/update is valid v2 and names a known session",
+    [91, 107],
+  ),
+  def(
+    "v2-update-order",
+    "Content chunks name tool calls and terminals created before them",
+    [],
+    ["v2 §tool-calls", "v2 §terminals"],
+    "should",
+  ),
+  def("v2-cancel", "session/cancel ends the foreground work idle `cancelled`", [207]),
+  def(
+    "v2-session-list",
+    "session/list (baseline) answers a filtered sessions array",
+    [59, 60, 203],
+  ),
+  def(
+    "v2-session-resume",
+    "session/resume (baseline) sends a state snapshot before its answer",
+    [203, 208],
+  ),
+  def(
+    "v2-session-close",
+    "session/close (baseline) ends a running turn idle `cancelled` before answering",
+    [46, 203, 209],
+  ),
+  def("v2-session-delete", "session/delete (when advertised) removes the session", [69, 70]),
+  def(
+    "v2-client-requests",
+    "Permission requests are valid v2; no elicitation the client did not advertise",
+    [9, 130],
+  ),
+  byId("method-names"),
+  byId("response-ids"),
+];
+
 /** The checks the client probe runs against a client, in report order. */
 export const CLIENT_CHECKS: readonly CheckDefinition[] = [
   def("client-initialize", "initialize comes first, with version and capabilities", [11, 12, 20]),

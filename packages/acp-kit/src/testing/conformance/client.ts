@@ -11,6 +11,7 @@ import { isAbsolute, relative } from "node:path";
 import { METHOD_SPECS } from "../../schema/methods.gen.js";
 import type { PermissionOption } from "../../schema/types.gen.js";
 import { validate } from "../../schema/validate.js";
+import { validateV2 } from "../../schema/v2/validate.js";
 import type { ValidatedType } from "../../schema/validators.gen.js";
 import type { WireRecord } from "./log.js";
 import type { InboundAnswer, InboundRequest } from "./wire.js";
@@ -78,11 +79,13 @@ export class CheckerClient {
    * @param capable - Whether the connection advertised fs (read and write) and terminals.
    * @param workdir - The run's temporary directory: the only place files are served from.
    * @param permission - How permission requests are answered.
+   * @param protocol - The protocol version of the connection (v2 serves only permissions).
    */
   constructor(
     private readonly capable: boolean,
     private readonly workdir: string,
     private readonly permission: CheckerPermission,
+    private readonly protocol: 1 | 2 = 1,
   ) {}
 
   /** Terminals created and never released. */
@@ -109,6 +112,7 @@ export class CheckerClient {
   readonly handle = async (request: InboundRequest): Promise<InboundAnswer> => {
     const { method, params, record } = request;
     const family = method.split("/")[0];
+    if (this.protocol === 2) return this.handleV2(request);
     const gated = family === "fs" || family === "terminal";
     if ((gated && !this.capable) || family === "elicitation") {
       this.ungated.push(record);
@@ -140,6 +144,40 @@ export class CheckerClient {
     }
     return this.answer(method, params, record, cancelled);
   };
+
+  /**
+   * In v2 the client serves only `session/request_permission` (and `elicitation/*` when
+   * advertised, which the checker never does): v2 has no client file system or terminals.
+   */
+  private async handleV2(request: InboundRequest): Promise<InboundAnswer> {
+    const { method, params, record } = request;
+    if (method.startsWith("elicitation/")) {
+      this.ungated.push(record);
+      return fail(-32601, `Method not found: ${method} (the client did not advertise it)`);
+    }
+    if (method !== "session/request_permission") return fail(-32601, `Method not found: ${method}`);
+    this.calls.push(record);
+    const result = validateV2("RequestPermissionRequest", params);
+    if (!result.ok) {
+      const issue = result.issues[0];
+      this.problem(
+        record,
+        `params do not match the v2 RequestPermissionRequest: ${issue?.path ?? ""} ${issue?.message ?? ""}`,
+      );
+      return fail(-32602, `Invalid params for ${method}`);
+    }
+    const sessionId = field(params, "sessionId");
+    if (typeof sessionId === "string" && !this.sessions.has(sessionId)) {
+      this.problem(record, `unknown sessionId ${JSON.stringify(sessionId)}`);
+    }
+    const held = this.held;
+    let cancelled = false;
+    if (held !== undefined && held.sessionId === sessionId) {
+      await new Promise<void>((resume) => held.waiting.push(resume));
+      cancelled = true;
+    }
+    return this.answer(method, params, record, cancelled);
+  }
 
   private problem(record: WireRecord, problem: string): void {
     this.problems.push({ record, problem });

@@ -47,7 +47,9 @@ export function capabilityPaths(capabilities: unknown, prefix = ""): string[] {
 
 function capabilityLine(subject: ReportSubject): string {
   const capabilities =
-    subject.kind === "agent" ? subject.agentCapabilities : subject.clientCapabilities;
+    subject.kind === "agent"
+      ? (subject.agentCapabilities ?? subject.agentCapabilitiesV2)
+      : (subject.clientCapabilities ?? subject.clientCapabilitiesV2);
   const paths = capabilityPaths(capabilities);
   return `capabilities: ${paths.length > 0 ? paths.join(", ") : "none"}`;
 }

@@ -9,6 +9,10 @@ import type {
   ClientCapabilities,
   Implementation,
 } from "../../schema/types.gen.js";
+import type {
+  AgentCapabilities as AgentCapabilitiesV2,
+  ClientCapabilities as ClientCapabilitiesV2,
+} from "../../schema/v2/types.gen.js";
 
 /** The value of {@link ConformanceReport.format}: tells a reader what the JSON is. */
 export const REPORT_FORMAT = "acp-kit-conformance";
@@ -130,8 +134,10 @@ export interface AgentSubject {
   readonly cwd: string;
   /** What it said about itself in `initialize`, if it answered. */
   readonly agentInfo?: Implementation;
-  /** The capabilities it advertised, if it answered. */
+  /** The capabilities it advertised, if it answered (v1). */
   readonly agentCapabilities?: AgentCapabilities;
+  /** The capabilities it advertised, if it answered in ACP v2 (`capabilities`). */
+  readonly agentCapabilitiesV2?: AgentCapabilitiesV2;
 }
 
 /** The client a report is about. */
@@ -140,8 +146,10 @@ export interface ClientSubject {
   readonly kind: "client";
   /** What it said about itself in `initialize`, if anything. */
   readonly clientInfo?: Implementation;
-  /** The capabilities it advertised. */
+  /** The capabilities it advertised (v1). */
   readonly clientCapabilities?: ClientCapabilities;
+  /** The capabilities it advertised in ACP v2 (`capabilities`). */
+  readonly clientCapabilitiesV2?: ClientCapabilitiesV2;
   /** The protocol version it requested. */
   readonly requestedProtocolVersion?: number;
 }
@@ -157,8 +165,13 @@ export interface ConformanceReport {
   readonly formatVersion: typeof REPORT_FORMAT_VERSION;
   /** Whether an agent or a client was checked. */
   readonly kind: ReportSubject["kind"];
-  /** The protocol version the checks are written for. */
+  /** The protocol version the checks are written for (the agreed one, when negotiated). */
   readonly protocolVersion: number;
+  /**
+   * The version the checker and its peer agreed on, when the checker negotiated
+   * (`acp-kit check --protocol auto|2`, or a client probe that serves both versions).
+   */
+  readonly agreedProtocolVersion?: number;
   /** The tool that made the report. */
   readonly tool: { readonly name: string; readonly version: string };
   /** What was checked. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CheckDefinition } from "./catalog.js";
+import { AGENT_CHECKS_V2, type CheckDefinition } from "./catalog.js";
 
 /** How binding a rule is. */
 export type RuleLevel = "MUST" | "SHOULD" | "MAY";
@@ -142,6 +142,43 @@ export const CHECKLIST_RULES: ReadonlyMap<number, ChecklistRule> = new Map(
     ),
     rule(160, "MUST", "An unknown extension request is answered `-32601`, with the request's id."),
     rule(161, "SHOULD", "Unknown notifications are ignored."),
+    rule(
+      201,
+      "MUST",
+      "v2: asked for a version, the agent answers it or its newest older one (1 for a v1-only agent), never an error when it speaks 1.",
+    ),
+    rule(202, "MUST", "v2: the `initialize` answer carries `protocolVersion` and `info`."),
+    rule(
+      203,
+      "MUST",
+      "v2: advertising `capabilities.session` commits the agent to `session/new`, `list`, `resume`, `close`, `prompt`, `cancel` and `update`.",
+    ),
+    rule(
+      204,
+      "MUST",
+      "v2: `session/prompt` answers the `messageId` of the inserted user message, echoed as a `user_message` (or chunk) with that id.",
+    ),
+    rule(
+      205,
+      "MUST",
+      "v2: the agent reports `running` (or `requires_action`) when foreground work starts and `idle` when it ends.",
+    ),
+    rule(206, "SHOULD", "v2: the `idle` that ends foreground work carries a `stopReason`."),
+    rule(
+      207,
+      "MUST",
+      'v2: after `session/cancel` the foreground work ends `idle` with `stopReason: "cancelled"`.',
+    ),
+    rule(
+      208,
+      "MUST",
+      "v2: `session/resume` sends a current `state_update` after any replay and before its answer.",
+    ),
+    rule(
+      209,
+      "MUST",
+      'v2: when `session/close` cancels running work, the `idle` with `stopReason: "cancelled"` comes before the close answer.',
+    ),
   ].map((entry) => [entry.number, entry]),
 );
 
@@ -185,12 +222,16 @@ function section(definition: CheckDefinition): string[] {
 
 /**
  * The checklist as Markdown: the classes of results, then one section per check (its
- * anchor is its id) listing the rules it tests.
+ * anchor is its id) listing the rules it tests: v1 agent checks, the v2 agent checks not
+ * already listed, client checks.
  */
 export function formatChecklist(
   agentChecks: readonly CheckDefinition[],
   clientChecks: readonly CheckDefinition[],
+  v2AgentChecks: readonly CheckDefinition[] = AGENT_CHECKS_V2,
 ): string {
+  const v1Ids = new Set(agentChecks.map((definition) => definition.id));
+  const v2Only = v2AgentChecks.filter((definition) => !v1Ids.has(definition.id));
   const lines = [
     "# ACP conformance checklist (acp-kit)",
     "",
@@ -207,6 +248,15 @@ export function formatChecklist(
     "## Agent checks (`acp-kit check`)",
     "",
     ...agentChecks.flatMap(section),
+    "## Agent checks in ACP v2 (`acp-kit check --protocol auto|2`)",
+    "",
+    "Negotiation runs first; with an agent that agreed to version 2 these checks run, with",
+    `the version-neutral ones above (${v2AgentChecks
+      .filter((definition) => v1Ids.has(definition.id))
+      .map((definition) => `\`${definition.id}\``)
+      .join(", ")}).`,
+    "",
+    ...v2Only.flatMap(section),
     "## Client checks (`acp-kit check-client`)",
     "",
     ...clientChecks.flatMap(section),

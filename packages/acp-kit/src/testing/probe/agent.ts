@@ -2,47 +2,37 @@
  * The client probe: an agent a person configures in their editor as if it were a real
  * agent. On each prompt it exercises the client (files, terminals, permissions, every
  * update kind, the cancel rule) and answers with a conformance report, also written as
- * JSON to a file.
+ * JSON to a file. It serves ACP v1 and v2 (`protocolRouter`): a v2 client gets the v2
+ * probe (`./v2.ts`), and the report says which version the client chose.
  *
  * @module
  */
 import { randomBytes } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { RequestError } from "../../jsonrpc/errors.js";
 import type { Stream } from "../../base/messages.js";
 import { agentStdioStream } from "../../node/agent-stdio.js";
-import { AgentSideConnection } from "../../peer/agent-side-connection.js";
+import type { AgentSideConnection } from "../../peer/agent-side-connection.js";
+import { protocolRouter } from "../../v2/protocol-router.js";
 import type { Agent } from "../../peer/agent.js";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type * as schema from "../../schema/types.gen.js";
 import { VERSION } from "../../base/version.js";
 import {
   DEFAULT_CLIENT_PROBE_TIMEOUTS,
+  defaultProbeReportPath,
   errorText,
   quoter,
-  type ClientProbeTimeouts,
+  type ClientProbeOptions,
   type ProbeContext,
 } from "./context.js";
 import { runProbe } from "./run.js";
+import { ProbeAgentV2 } from "./v2.js";
+
+export { defaultProbeReportPath, type ClientProbeOptions } from "./context.js";
 import type { ConformanceReport } from "../conformance/report.js";
 import { formatReportMarkdown } from "../conformance/report-format.js";
-
-/** Options of the client probe. */
-export interface ClientProbeOptions {
-  /** Where the JSON report goes (default {@link defaultProbeReportPath}). */
-  readonly reportPath?: string;
-  /** Time limits; see {@link ClientProbeTimeouts}. */
-  readonly timeouts?: Partial<ClientProbeTimeouts>;
-  /** Called with each report (and the path it was written to, if it could be). */
-  readonly onReport?: (report: ConformanceReport, path: string | undefined) => void;
-}
-
-/** The default path of the probe's JSON report: `acp-kit-client-report.json` in the tmpdir. */
-export function defaultProbeReportPath(): string {
-  return join(tmpdir(), "acp-kit-client-report.json");
-}
 
 function optionsOf(currentValue: string): schema.SessionConfigOption[] {
   const options = [
@@ -146,10 +136,11 @@ export class ProbeAgent implements Agent {
       quote: quoter(),
     };
     try {
-      const report = await runProbe(context, {
+      const probed = await runProbe(context, {
         init: this.init,
         sessionBeforeInitialize: this.sessionBeforeInitialize,
       });
+      const report: ConformanceReport = { ...probed, agreedProtocolVersion: 1 };
       const path = this.options.reportPath ?? defaultProbeReportPath();
       const written = await mkdir(dirname(path), { recursive: true })
         .then(() => writeFile(path, `${JSON.stringify(report, null, 2)}\n`))
@@ -185,6 +176,10 @@ export async function runClientProbe(
   options: ClientProbeOptions & { readonly stream?: Stream } = {},
 ): Promise<void> {
   const stream = options.stream ?? agentStdioStream();
-  const connection = new AgentSideConnection((client) => new ProbeAgent(client, options), stream);
-  await connection.closed;
+  // Both versions: the client's initialize chooses (v2 when it asks for 2 or more).
+  const routed = protocolRouter({
+    v1: (client) => new ProbeAgent(client, options),
+    v2: (client) => new ProbeAgentV2(client, options),
+  }).connect(stream);
+  await routed.closed;
 }

@@ -8,7 +8,9 @@
 import { RequestError } from "../../jsonrpc/errors.js";
 import type { AgentSideConnection } from "../../peer/agent-side-connection.js";
 import type * as schema from "../../schema/types.gen.js";
-import type { ExchangeEntry } from "../conformance/report.js";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ConformanceReport, ExchangeEntry } from "../conformance/report.js";
 
 /** Time limits of the client probe, in milliseconds. */
 export interface ClientProbeTimeouts {
@@ -100,4 +102,19 @@ export function quoter(): ProbeContext["quote"] {
       text: text(answer),
     },
   ];
+}
+
+/** Options of the client probe. */
+export interface ClientProbeOptions {
+  /** Where the JSON report goes (default {@link defaultProbeReportPath}). */
+  readonly reportPath?: string;
+  /** Time limits; see {@link ClientProbeTimeouts}. */
+  readonly timeouts?: Partial<ClientProbeTimeouts>;
+  /** Called with each report (and the path it was written to, if it could be). */
+  readonly onReport?: (report: ConformanceReport, path: string | undefined) => void;
+}
+
+/** The default path of the probe's JSON report: `acp-kit-client-report.json` in the tmpdir. */
+export function defaultProbeReportPath(): string {
+  return join(tmpdir(), "acp-kit-client-report.json");
 }

@@ -7,6 +7,8 @@
 import { errorDataText } from "../../../jsonrpc/error-text.js";
 import { validate } from "../../../schema/validate.js";
 import type { ValidatedType } from "../../../schema/validators.gen.js";
+import { validateV2 } from "../../../schema/v2/validate.js";
+import type { ValidatedType as ValidatedTypeV2 } from "../../../schema/v2/validators.gen.js";
 import { CheckerClient, type CheckerPermission } from "../client.js";
 import { sessionOf, type WireLog, type WireRecord } from "../log.js";
 import { AgentProcess, type AgentCommand } from "../process.js";
@@ -74,9 +76,17 @@ export class CheckChannel {
     private readonly context: RunContext,
   ) {}
 
-  /** Starts the agent; `capable` says whether this connection advertises fs and terminals. */
-  static async open(name: string, context: RunContext, capable: boolean): Promise<CheckChannel> {
-    const client = new CheckerClient(capable, context.workdir, context.permission);
+  /**
+   * Starts the agent; `capable` says whether this connection advertises fs and terminals
+   * (v1), `protocol` which version the checker's client answers the agent's requests in.
+   */
+  static async open(
+    name: string,
+    context: RunContext,
+    capable: boolean,
+    protocol: 1 | 2 = 1,
+  ): Promise<CheckChannel> {
+    const client = new CheckerClient(capable, context.workdir, context.permission, protocol);
     const process = await AgentProcess.start(context.command, name, context.log, client.handle);
     return new CheckChannel(name, process, client, context);
   }
@@ -168,6 +178,14 @@ export function invalidBecause(type: ValidatedType, value: unknown): string | un
   if (result.ok) return undefined;
   const issues = result.issues.slice(0, 3).map((issue) => `${issue.path || "/"} ${issue.message}`);
   return `not a valid ${type}: ${issues.join("; ")}`;
+}
+
+/** Why `value` is not a valid ACP v2 `type`, or `undefined` when it is. */
+export function invalidBecauseV2(type: ValidatedTypeV2, value: unknown): string | undefined {
+  const result = validateV2(type, value);
+  if (result.ok) return undefined;
+  const issues = result.issues.slice(0, 3).map((issue) => `${issue.path || "/"} ${issue.message}`);
+  return `not a valid v2 ${type}: ${issues.join("; ")}`;
 }
 
 /**

@@ -5,18 +5,22 @@
  * @module
  */
 import { METHOD_SPECS } from "../../../schema/methods.gen.js";
+import type { MethodSpec } from "../../../schema/method-spec.js";
 import { failed, passed, type CheckOutcome } from "../catalog.js";
 import { sessionOf, type WireLog, type WireRecord } from "../log.js";
 import type { CheckChannel } from "./support.js";
 import { invalidBecause } from "./support.js";
 
-/** Methods the agent may send to the client, stable and unstable. */
-const CLIENT_METHODS = new Map(
-  METHOD_SPECS.filter((spec) => spec.handledBy !== "agent").map((spec) => [
-    `${spec.kind}:${spec.method}`,
-    spec,
-  ]),
-);
+/** Methods the agent may send to the client, stable and unstable, from a method table. */
+function clientMethods(specs: readonly MethodSpec[]): Map<string, MethodSpec> {
+  return new Map(
+    specs
+      .filter((spec) => spec.handledBy !== "agent")
+      .map((spec) => [`${spec.kind}:${spec.method}`, spec]),
+  );
+}
+
+const CLIENT_METHODS = clientMethods(METHOD_SPECS);
 
 function inbound(log: WireLog): WireRecord[] {
   return log.records.filter((record) => record.direction === "in");
@@ -63,16 +67,17 @@ export function checkStdoutPurity(
 
 /**
  * The agent sends only methods a client handles (stable or unstable), `_` extension
- * methods or `$/` protocol-level ones.
+ * methods or `$/` protocol-level ones; `specs` is the method table of the version checked.
  */
-export function checkMethodNames(log: WireLog): CheckOutcome {
+export function checkMethodNames(log: WireLog, specs?: readonly MethodSpec[]): CheckOutcome {
+  const table = specs === undefined ? CLIENT_METHODS : clientMethods(specs);
   const unstable = new Set<string>();
   const offending = inbound(log).filter((record) => {
     const message = record.message;
     if (message?.type !== "request" && message?.type !== "notification") return false;
     const { method } = message;
     if (method.startsWith("_") || method.startsWith("$/")) return false;
-    const spec = CLIENT_METHODS.get(`${message.type}:${method}`);
+    const spec = table.get(`${message.type}:${method}`);
     if (spec === undefined) return true;
     if (!spec.stable) unstable.add(method);
     return false;
