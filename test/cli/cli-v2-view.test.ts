@@ -110,4 +110,19 @@ describe("acp-kit run with a v2 agent", () => {
     expect(ok.status, ok.stderr).toBe(0);
     expect(ok.stdout).toContain("one two three four five");
   });
+
+  it("prompt (auto) with a v1 agent that exits on a v2 initialize: started again, in v1", () => {
+    const refuser = join(repoRoot, "test", "cli", "fixtures", "refuses-v2-agent.mjs");
+    const result = spawnSync(
+      process.execPath,
+      [cli, "prompt", "hi", "--", process.execPath, refuser],
+      {
+        cwd: repoRoot,
+        encoding: "utf8",
+        input: "",
+      },
+    );
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toContain("pong: hi");
+  });
 });

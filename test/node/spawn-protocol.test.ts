@@ -11,6 +11,7 @@ import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/s
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const v2Agent = fileURLToPath(new URL("./fixtures/spawn-v2-agent.mjs", import.meta.url));
 const rawAgent = fileURLToPath(new URL("./fixtures/spawn-raw-agent.js", import.meta.url));
+const refuser = fileURLToPath(new URL("../cli/fixtures/refuses-v2-agent.mjs", import.meta.url));
 
 const started: SpawnedAgent[] = [];
 afterEach(async () => {
@@ -74,6 +75,40 @@ describe("spawnAgent({ protocol })", () => {
     const { sessionId } = await agent.connection.newSession({ cwd: repoRoot, mcpServers: [] });
     expect(typeof sessionId).toBe("string");
   });
+
+  it.each([[[]], [["--close-stdin-first"]]])(
+    "auto with a v1 agent that exits on a v2 initialize %j: started again and asked for v1",
+    async (flags: string[]) => {
+      const lines: string[] = [];
+      const agent = await spawnAgent({
+        command: process.execPath,
+        args: [refuser, ...flags],
+        cwd: repoRoot,
+        protocol: "auto",
+        onStderr: (line) => lines.push(line),
+        client: {
+          sessionUpdate: () => undefined,
+          requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+        },
+      });
+      started.push(agent);
+      const firstPid = agent.pid;
+      const info = await agent.initialize();
+      expect(agent.protocol).toBe(1);
+      expect(info).toMatchObject({ protocolVersion: 1, agentInfo: { name: "refuses-v2-agent" } });
+      // A second process answered v1; the first one is gone.
+      expect(agent.pid).not.toBe(firstPid);
+      expect(lines).toContainEqual(`refuses-v2-agent ${firstPid}: initialize v2`);
+      expect(lines).toContainEqual(`refuses-v2-agent ${agent.pid}: initialize v1`);
+      const { sessionId } = await agent.connection.newSession({ cwd: repoRoot, mcpServers: [] });
+      const answer = await agent.connection.prompt({
+        sessionId,
+        prompt: [{ type: "text", text: "ping" }],
+      });
+      expect(answer.stopReason).toBe("end_turn");
+      expect(agent.exitStatus).toBeUndefined();
+    },
+  );
 
   it("2 with a v1 agent: initialize fails, saying the agent does not speak v2", async () => {
     const agent = await start([rawAgent], 2);

@@ -10,6 +10,7 @@ import type { SendRequestOptions } from "../../jsonrpc/connection.js";
 import { ClientSideConnection } from "../../peer/client-side-connection.js";
 import { PROTOCOL_VERSION } from "../../peer/methods.js";
 import type { InitializeRequest, InitializeResponse } from "../../schema/types.gen.js";
+import type { Stream } from "../../base/messages.js";
 import type { UpdateSessionNotification as UpdateSessionNotificationV2 } from "../../schema/v2/types.gen.js";
 import { ndJsonStream } from "../../transport/ndjson.js";
 import { memoryStreamPair } from "../../transport/memory.js";
@@ -115,31 +116,37 @@ export interface SpawnedAgent extends AsyncDisposable {
 /** Max lines of stderr quoted in error messages. */
 const ERROR_TAIL_LINES = 20;
 
+/** One started agent process and its watch. */
+interface AgentChild {
+  readonly process: ChildProcess;
+  readonly watch: AgentProcessWatch;
+}
+
 class AgentHandle implements SpawnedAgent {
   readonly connection: ClientSideConnection;
-  readonly pid: number;
   private closing: Promise<AgentExit> | undefined;
   private readonly bridge: Bridge | undefined;
   private agreed: 1 | 2 | undefined;
   private readonly v2Listeners = new Set<(notification: UpdateSessionNotificationV2) => void>();
+  /** The process spoken to (a restart during the negotiation replaces it). */
+  private current: AgentChild;
+  /** Processes replaced by a restart (stopped, and waited for by `close`). */
+  private readonly replaced: AgentChild[] = [];
+  /**
+   * True while `"auto"` negotiates: an exit then may be the agent leaving on a v2
+   * `initialize`, to be started again, so it closes the connection only once the
+   * negotiation is over and the process is still the one spoken to.
+   */
+  private negotiating: boolean;
+  private afterNegotiation: (() => void) | undefined;
 
   constructor(
-    readonly process: ChildProcess,
-    private readonly watch: AgentProcessWatch,
+    first: AgentChild,
     private readonly settings: SpawnSettings,
   ) {
-    this.pid = watch.pid;
-    const stdin = process.stdin;
-    const stdout = process.stdout;
-    if (stdin === null || stdout === null) throw new Error("spawnAgent: stdio pipes are missing");
-    // The agent's stdin is ours: it is ended when the connection closes (the agent sees
-    // the end of its input).
-    const stream = ndJsonStream(watch.stdinWritable(stdin), watch.stdoutReadable(stdout), {
-      closeOutput: true,
-      ...(settings.maxMessageBytes === undefined
-        ? {}
-        : { maxMessageBytes: settings.maxMessageBytes }),
-    });
+    this.current = first;
+    this.negotiating = settings.protocol === "auto";
+    const stream = this.streamOf(first);
     if (settings.protocol === 1) {
       this.connection = new ClientSideConnection(settings.toClient, stream, settings.connection);
     } else {
@@ -154,21 +161,83 @@ class AgentHandle implements SpawnedAgent {
       this.bridge = bridge(pair.agent, stream, {
         as: 1,
         protocol: settings.protocol,
+        // An agent that leaves on a v2 initialize (some v1 agents do) is started again
+        // and asked for v1.
+        restart: () => this.restart(),
         onAgentUpdate: (notification) => {
           for (const listener of [...this.v2Listeners]) listener(notification);
         },
         ...(settings.connection.logger === undefined ? {} : { logger: settings.connection.logger }),
       });
-      this.bridge.ready.then(
-        (versions) => (this.agreed = versions.agent),
-        () => undefined,
-      );
+      const negotiated = (): void => {
+        this.negotiating = false;
+        const pending = this.afterNegotiation;
+        this.afterNegotiation = undefined;
+        pending?.();
+      };
+      this.bridge.ready.then((versions) => {
+        this.agreed = versions.agent;
+        negotiated();
+      }, negotiated);
     }
+    this.watchChild(first);
+  }
+
+  get process(): ChildProcess {
+    return this.current.process;
+  }
+
+  get pid(): number {
+    return this.current.watch.pid;
+  }
+
+  private get watch(): AgentProcessWatch {
+    return this.current.watch;
+  }
+
+  /** The NDJSON stream over a child's stdio (its stdin is ended when the stream closes). */
+  private streamOf(child: AgentChild): Stream {
+    const { stdin, stdout } = child.process;
+    if (stdin === null || stdout === null) throw new Error("spawnAgent: stdio pipes are missing");
+    return ndJsonStream(child.watch.stdinWritable(stdin), child.watch.stdoutReadable(stdout), {
+      closeOutput: true,
+      ...(this.settings.maxMessageBytes === undefined
+        ? {}
+        : { maxMessageBytes: this.settings.maxMessageBytes }),
+    });
+  }
+
+  /** The child's exit closes the connection (once it is the one spoken to, see `negotiating`). */
+  private watchChild(child: AgentChild): void {
     const connection = this.connection;
-    watch.attach({
-      closeWithExit: (exit) => connection.close(new AgentExitError(exit, this.capturedTail())),
+    child.watch.attach({
+      closeWithExit: (exit) => {
+        const close = (): void => {
+          if (this.current !== child) return; // replaced by a restart
+          connection.close(new AgentExitError(exit, this.capturedTail()));
+        };
+        if (!this.negotiating) {
+          close();
+          return true;
+        }
+        // The negotiation sees the output end and may start the agent again; the exit
+        // closes the connection only if it does not.
+        this.afterNegotiation = close;
+        return false;
+      },
       closed: connection.closed,
     });
+  }
+
+  /** Starts the agent again (it left during the negotiation); returns its stream. */
+  private async restart(): Promise<Stream> {
+    const old = this.current;
+    this.replaced.push(old);
+    await old.watch.terminate();
+    const next = await startChild(this.settings);
+    this.current = next;
+    this.watchChild(next);
+    return this.streamOf(next);
   }
 
   get stderr(): readonly string[] {
@@ -235,6 +304,7 @@ class AgentHandle implements SpawnedAgent {
   close(): Promise<AgentExit> {
     this.closing ??= (async () => {
       this.connection.close(new Error("the agent is being stopped (close() was called)"));
+      await Promise.all(this.replaced.map((child) => child.watch.terminate()));
       await this.watch.terminate();
       return this.watch.exited;
     })();
@@ -342,6 +412,29 @@ function started(child: ChildProcess, settings: SpawnSettings): Promise<void> {
 export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnedAgent> {
   const settings = resolveSpawnOptions(await fromRegistry(options));
   await checkCwd(settings);
+  const first = await startChild(settings);
+  try {
+    // Runs the caller's client factory, which may throw: the agent must not outlive that.
+    return new AgentHandle(first, settings);
+  } catch (error) {
+    abandon(first.process, first.watch.pid);
+    throw error;
+  }
+}
+
+/** Kills what was started (the whole group) when spawnAgent fails after the spawn. */
+function abandon(child: ChildProcess, pid: number | undefined): void {
+  if (pid !== undefined) {
+    if (!USES_PROCESS_GROUPS || !signalGroup(pid, "SIGKILL")) child.kill("SIGKILL");
+    untrackGroup(pid);
+  }
+  child.stdin?.destroy();
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
+
+/** Starts the agent's process in a group of its own, watched; rejects with an {@link AgentStartupError}. */
+async function startChild(settings: SpawnSettings): Promise<AgentChild> {
   const child = spawn(settings.command, [...settings.args], {
     cwd: settings.cwd,
     env: settings.env,
@@ -358,28 +451,12 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<SpawnedAge
     settings.connection.logger?.debug?.("Agent process error", { error }),
   );
   for (const pipe of [child.stdin, child.stdout, child.stderr]) pipe?.on("error", () => undefined);
-  /** Kills what was started (the whole group) when spawnAgent fails after the spawn. */
-  const abandon = (): void => {
-    if (pid !== undefined) {
-      if (!USES_PROCESS_GROUPS || !signalGroup(pid, "SIGKILL")) child.kill("SIGKILL");
-      untrackGroup(pid);
-    }
-    child.stdin?.destroy();
-    child.stdout?.destroy();
-    child.stderr?.destroy();
-  };
   try {
     await started(child, settings);
   } catch (error) {
-    abandon();
+    abandon(child, pid);
     throw error;
   }
   if (pid === undefined) throw new Error("spawnAgent: the process started without a pid");
-  try {
-    // Runs the caller's client factory, which may throw: the agent must not outlive that.
-    return new AgentHandle(child, new AgentProcessWatch(child, pid, settings), settings);
-  } catch (error) {
-    abandon();
-    throw error;
-  }
+  return { process: child, watch: new AgentProcessWatch(child, pid, settings) };
 }

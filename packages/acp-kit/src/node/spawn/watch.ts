@@ -50,8 +50,11 @@ function delay(ms: number): Promise<void> {
 
 /** What the watch does to the connection. */
 export interface WatchedConnection {
-  /** Closes the connection because the agent exited. */
-  closeWithExit(exit: AgentExit): void;
+  /**
+   * Closes the connection because the agent exited. Returns `false` when it does not (yet:
+   * the output then simply ends, for whoever reads it to see).
+   */
+  closeWithExit(exit: AgentExit): boolean | void;
   /** Resolves when the connection is closed. */
   readonly closed: Promise<void>;
 }
@@ -74,7 +77,7 @@ export class AgentProcessWatch {
   private stdoutDataAt = 0;
   private stderrDataAt = 0;
   private connection: WatchedConnection | undefined;
-  private closingWithExit: Promise<void> | undefined;
+  private closingWithExit: Promise<boolean> | undefined;
   private terminating: Promise<void> | undefined;
 
   constructor(
@@ -149,8 +152,7 @@ export class AgentProcessWatch {
     });
     return stdoutReadable(stdout, async () => {
       if (!(await settlesWithin(this.exited, EXIT_WAIT_MS))) return false;
-      await this.closeWithExit();
-      return true;
+      return this.closeWithExit();
     });
   }
 
@@ -188,11 +190,13 @@ export class AgentProcessWatch {
     );
   }
 
-  private closeWithExit(): Promise<void> {
+  /** Resolves with false when the connection declined to close (see {@link WatchedConnection}). */
+  private closeWithExit(): Promise<boolean> {
     this.closingWithExit ??= (async () => {
       await this.stderrSettled();
       const exit = this.status;
-      if (exit !== undefined) this.connection?.closeWithExit(exit);
+      if (exit === undefined) return true;
+      return this.connection?.closeWithExit(exit) !== false;
     })();
     return this.closingWithExit;
   }
