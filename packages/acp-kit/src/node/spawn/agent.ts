@@ -19,6 +19,7 @@ import { USES_PROCESS_GROUPS, signalGroup, trackGroup, untrackGroup } from "../p
 import { AgentExitError, AgentStartupError, spawnFailure, type AgentExit } from "./errors.js";
 import { resolveSpawnOptions, type SpawnAgentOptions, type SpawnSettings } from "./options.js";
 import { AgentProcessWatch } from "./watch.js";
+import { settlesWithin } from "../settles-within.js";
 import { resolveAgent } from "../registry/resolve.js";
 
 /** With `registry`: the options with the registry's command, arguments and environment. */
@@ -113,6 +114,9 @@ export interface SpawnedAgent extends AsyncDisposable {
   close(): Promise<AgentExit>;
 }
 
+/** How long an agent whose output ended may take to exit before it is taken as running (ms). */
+const EXIT_WAIT_MS = 2000;
+
 /** Max lines of stderr quoted in error messages. */
 const ERROR_TAIL_LINES = 20;
 
@@ -120,6 +124,10 @@ const ERROR_TAIL_LINES = 20;
 interface AgentChild {
   readonly process: ChildProcess;
   readonly watch: AgentProcessWatch;
+  /** Resolves, once its exit has been taken in (stderr read), with the error it makes. */
+  readonly failure: Promise<AgentExitError>;
+  /** Settles {@link AgentChild.failure}. */
+  readonly fail: (error: AgentExitError) => void;
 }
 
 class AgentHandle implements SpawnedAgent {
@@ -212,9 +220,11 @@ class AgentHandle implements SpawnedAgent {
     const connection = this.connection;
     child.watch.attach({
       closeWithExit: (exit) => {
+        const failure = new AgentExitError(exit, this.capturedTail());
+        child.fail(failure);
         const close = (): void => {
           if (this.current !== child) return; // replaced by a restart
-          connection.close(new AgentExitError(exit, this.capturedTail()));
+          connection.close(failure);
         };
         if (!this.negotiating) {
           close();
@@ -283,7 +293,9 @@ class AgentHandle implements SpawnedAgent {
       else this.agreed = (await this.bridge.ready).agent;
       return response;
     } catch (error) {
-      if (!(error instanceof ConnectionError) || error.code !== "timeout") throw error;
+      if (!(error instanceof ConnectionError) || error.code !== "timeout") {
+        throw (await this.exitBehindBridge()) ?? error;
+      }
       throw new AgentStartupError(
         `The agent did not answer initialize within ${timeoutMs ?? 0} ms ` +
           "(startup phase: initialize; its process started and is still running). " +
@@ -313,6 +325,29 @@ class AgentHandle implements SpawnedAgent {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.close();
+  }
+
+  /**
+   * When the bridge answered `initialize` with an error because the agent exited (and a
+   * restart could not help), the error the exit closed the connection with: it names the
+   * exit and quotes stderr, as without a bridge. `undefined` when the agent runs.
+   */
+  private async exitBehindBridge(): Promise<unknown> {
+    if (this.bridge === undefined) return undefined;
+    await this.bridge.ready.catch(() => undefined);
+    const child = this.current;
+    if (!(await settlesWithin(child.watch.exited, EXIT_WAIT_MS))) return undefined;
+    // Its stderr is read by then; should the watch not take the exit in, say it anyway.
+    const exit = child.watch.exitStatus;
+    const failure = (await settlesWithin(child.failure, EXIT_WAIT_MS))
+      ? await child.failure
+      : exit === undefined
+        ? undefined
+        : new AgentExitError(exit, this.capturedTail());
+    if (failure === undefined) return undefined;
+    return new ConnectionError("connection_closed", `Connection closed: ${failure.message}`, {
+      cause: failure,
+    });
   }
 
   private capturedTail(): readonly string[] | undefined {
@@ -458,5 +493,7 @@ async function startChild(settings: SpawnSettings): Promise<AgentChild> {
     throw error;
   }
   if (pid === undefined) throw new Error("spawnAgent: the process started without a pid");
-  return { process: child, watch: new AgentProcessWatch(child, pid, settings) };
+  let fail: (error: AgentExitError) => void = () => undefined;
+  const failure = new Promise<AgentExitError>((resolve) => (fail = resolve));
+  return { process: child, watch: new AgentProcessWatch(child, pid, settings), failure, fail };
 }
