@@ -321,3 +321,33 @@ describe("a proxy program standalone (it starts its agent)", () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe("a v2 chain: the official v2 client → conductor → acp-kit proxy → an official v2 agent", () => {
+  it("initializes in v2, and a prompt's turn passes through the proxy until idle", async () => {
+    const { client: v2Client } = await import("@agentclientprotocol/sdk/experimental/v2");
+    const v2Agent = new URL("../node/fixtures/spawn-v2-agent.mjs", import.meta.url).pathname;
+    const conductor = new Conductor({
+      proxies: [proxy("p2")],
+      agent: commandComponent({ command: process.execPath, args: [v2Agent] }, { name: "v2 agent" }),
+    });
+    conductors.push(conductor);
+    const wire = interopWire();
+    void conductor.connect(
+      ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable, { closeOutput: true }),
+    );
+    const connection = v2Client().connect(
+      theirNdJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable),
+    );
+    closers.push(() => connection.close());
+    const init = await connection.agent.request<Record<string, unknown>>("initialize", {
+      protocolVersion: 2,
+      info: { name: "official-v2-client", version: "1.0.0" },
+      capabilities: {},
+    });
+    expect(init).toMatchObject({ protocolVersion: 2, info: { name: "spawn-v2-agent" } });
+    const session = await connection.agent.buildSession("/tmp").start();
+    await session.prompt("hi");
+    // The proxy marked the agent's v2 chunk on its way; the turn ended idle.
+    expect(await session.readTextUntilIdle()).toBe("[p2] pong: hi");
+  });
+});
