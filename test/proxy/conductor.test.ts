@@ -339,7 +339,7 @@ describe("a v2 chain: the official v2 client → conductor → acp-kit proxy →
       theirNdJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable),
     );
     closers.push(() => connection.close());
-    const init = await connection.agent.request<Record<string, unknown>>("initialize", {
+    const init = await connection.agent.request("initialize", {
       protocolVersion: 2,
       info: { name: "official-v2-client", version: "1.0.0" },
       capabilities: {},

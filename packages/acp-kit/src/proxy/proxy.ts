@@ -41,7 +41,7 @@ export interface ProxyRequestContext<P = unknown, R = unknown> {
    * Sends the request on to the other side (with `params`, or these params changed) and
    * resolves with its answer; cancelling this request cancels it there too.
    */
-  forward(params?: P): Promise<R>;
+  readonly forward: (params?: P) => Promise<R>;
   /** The client side (whoever is before this proxy). */
   readonly client: ProxyPeer;
   /** The agent side (whoever is after this proxy). */
@@ -55,7 +55,7 @@ export interface ProxyNotificationContext<P = unknown> {
   /** Its params, as they arrived. */
   readonly params: P;
   /** Sends it on to the other side (with `params`, or these params changed). */
-  forward(params?: P): Promise<void>;
+  readonly forward: (params?: P) => Promise<void>;
   /** The client side (whoever is before this proxy). */
   readonly client: ProxyPeer;
   /** The agent side (whoever is after this proxy). */
@@ -155,7 +155,7 @@ export class ProxyDefinition {
     handler: ProxyRequestHandler<AgentRequestTypes[M]["params"], AgentRequestTypes[M]["result"]>,
   ): this;
   onRequestFromClient(method: string, handler: ProxyRequestHandler): this;
-  onRequestFromClient(method: string, handler: ProxyRequestHandler<never, never>): this {
+  onRequestFromClient<P, R>(method: string, handler: ProxyRequestHandler<P, R>): this {
     add(this.clientRequests, method, handler as unknown as ProxyRequestHandler);
     return this;
   }
@@ -166,7 +166,7 @@ export class ProxyDefinition {
     handler: ProxyNotificationHandler<AgentNotificationTypes[M]>,
   ): this;
   onNotificationFromClient(method: string, handler: ProxyNotificationHandler): this;
-  onNotificationFromClient(method: string, handler: ProxyNotificationHandler<never>): this {
+  onNotificationFromClient<P>(method: string, handler: ProxyNotificationHandler<P>): this {
     add(this.clientNotifications, method, handler as unknown as ProxyNotificationHandler);
     return this;
   }
@@ -177,7 +177,7 @@ export class ProxyDefinition {
     handler: ProxyRequestHandler<ClientRequestTypes[M]["params"], ClientRequestTypes[M]["result"]>,
   ): this;
   onRequestFromAgent(method: string, handler: ProxyRequestHandler): this;
-  onRequestFromAgent(method: string, handler: ProxyRequestHandler<never, never>): this {
+  onRequestFromAgent<P, R>(method: string, handler: ProxyRequestHandler<P, R>): this {
     add(this.agentRequests, method, handler as unknown as ProxyRequestHandler);
     return this;
   }
@@ -188,7 +188,7 @@ export class ProxyDefinition {
     handler: ProxyNotificationHandler<ClientNotificationTypes[M]>,
   ): this;
   onNotificationFromAgent(method: string, handler: ProxyNotificationHandler): this;
-  onNotificationFromAgent(method: string, handler: ProxyNotificationHandler<never>): this {
+  onNotificationFromAgent<P>(method: string, handler: ProxyNotificationHandler<P>): this {
     add(this.agentNotifications, method, handler as unknown as ProxyNotificationHandler);
     return this;
   }
