@@ -149,3 +149,47 @@ describe("examples/proxies/tracing-tee.ts", () => {
     expect(view.stdout).toContain("session/new");
   });
 });
+
+describe("examples/proxies/mcp-tool.ts", () => {
+  it("adds its MCP tool to the session; the agent calls it over mcp/message through the proxy", async () => {
+    const conductor = new Conductor({
+      proxies: [
+        commandComponent(
+          { command: process.execPath, args: ["--import", "tsx", example("mcp-tool.ts")] },
+          { cwd: repoRoot },
+        ),
+      ],
+      agent: commandComponent(
+        {
+          command: process.execPath,
+          args: ["--import", "tsx", new URL("./fixtures/mcp-agent.ts", import.meta.url).pathname],
+        },
+        { cwd: repoRoot },
+      ),
+    });
+    cleanups.push(() => conductor.close());
+    const wire = interopWire();
+    void conductor.connect(
+      ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable, { closeOutput: true }),
+    );
+    const client = officialOn({
+      writable: wire.clientToAgent.writable,
+      readable: wire.agentToClient.readable,
+    });
+    await client.connection.agent.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await client.connection.agent.request<{ sessionId: string }>(
+      "session/new",
+      { cwd: repoRoot, mcpServers: [] },
+    );
+    expect(
+      await client.connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "one two  three" }],
+      }),
+    ).toMatchObject({ stopReason: "end_turn" });
+    expect(client.heard).toEqual(['proxy-tools: {"content":[{"type":"text","text":"3"}]}']);
+  });
+});

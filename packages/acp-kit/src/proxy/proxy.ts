@@ -16,7 +16,8 @@ import type {
   ClientNotificationTypes,
   ClientRequestTypes,
 } from "../schema/methods.gen.js";
-import type { McpServer } from "../schema/types.gen.js";
+import { McpProvider, type McpServerOptions, type McpServerRegistration } from "../mcp/provider.js";
+import type { McpServer, MessageMcpRequest } from "../schema/types.gen.js";
 import type { Transport } from "../transport/transport.js";
 import { linkAsProxy, plainLink, type Channel, type Link } from "./channel.js";
 import type { ProxyDialect } from "./dialect.js";
@@ -148,6 +149,8 @@ export class ProxyDefinition {
   private readonly agentRequests = routes<ProxyRequestHandler>();
   private readonly agentNotifications = routes<ProxyNotificationHandler>();
   private readonly mcpServers: ProxyMcpServers[] = [];
+  /** The MCP servers this proxy serves itself (over MCP-over-ACP), made on first use. */
+  private mcp: McpProvider | undefined;
 
   /** Intercepts a request the client side sends (`"*"`: every one without its own). */
   onRequestFromClient<M extends keyof AgentRequestTypes>(
@@ -203,6 +206,26 @@ export class ProxyDefinition {
   }
 
   /**
+   * Serves an MCP server of the proxy's own over MCP-over-ACP (`mcp/message`): its
+   * declaration (`type: "acp"`) is added to every session the proxy forwards, the agent's
+   * `mcp/message` requests for it are answered here (with the binding's checks, limits and
+   * errors, see `acp-kit/mcp`), and those for other servers go on to the client with their
+   * request id. The agent must support MCP-over-ACP (`mcpCapabilities.acp`).
+   *
+   * ```ts
+   * proxy.provideMcpServer({ name: "project-tools", handler: fromFetchHandler(mcp) });
+   * ```
+   */
+  provideMcpServer(options: McpServerOptions): McpServerRegistration {
+    this.mcp ??= new McpProvider();
+    const registration = this.mcp.register(options);
+    this.mcpServers.push(() =>
+      this.mcp?.has(registration.serverId) === true ? [registration.declaration] : [],
+    );
+    return registration;
+  }
+
+  /**
    * Runs the proxy between two channels: `client` faces its predecessor, `agent` its
    * successor. The hosts below make the channels; this is for hosts of your own.
    */
@@ -234,6 +257,16 @@ export class ProxyDefinition {
     });
     agent.serve({
       request: (method, params, signal) => {
+        const mcp = this.mcp;
+        if (method === "mcp/message" && mcp !== undefined && isPlainObject(params)) {
+          const envelope = params as MessageMcpRequest;
+          if (mcp.has(envelope.serverId)) {
+            return mcp.serve(envelope, {
+              signal,
+              notify: (notification) => agent.notify("mcp/message", notification),
+            });
+          }
+        }
         const handler = pick(this.agentRequests, method);
         const forward = (next: unknown = params): Promise<unknown> =>
           client.request(method, next, signal);
