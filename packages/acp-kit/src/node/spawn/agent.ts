@@ -134,8 +134,12 @@ class AgentHandle implements SpawnedAgent {
     if (stdin === null || stdout === null) throw new Error("spawnAgent: stdio pipes are missing");
     // The agent's stdin is ours: it is ended when the connection closes (the agent sees
     // the end of its input).
+    const onStdout = settings.onStdout;
     const stream = ndJsonStream(watch.stdinWritable(stdin), watch.stdoutReadable(stdout), {
       closeOutput: true,
+      // The agent's stdout is also where it prints what is not ACP (a login URL, a
+      // question): never answered with a parse error, handed to `onStdout`.
+      onNonJsonLine: (line) => onStdout?.(line),
       ...(settings.maxMessageBytes === undefined
         ? {}
         : { maxMessageBytes: settings.maxMessageBytes }),
