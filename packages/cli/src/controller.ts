@@ -47,6 +47,11 @@ export interface ControllerOptions {
   readonly onTerminalOutput?: (event: TerminalOutputEvent) => void;
   /** Each line the agent writes to stderr. */
   readonly onStderr?: (line: string) => void;
+  /**
+   * Called with each line the agent prints on its stdout that is not ACP (a login URL or
+   * code, a question): the user must see it. Such lines are never answered.
+   */
+  readonly onStdout?: (line: string) => void;
   /** Wraps the client handed to the connection (to observe requests). */
   readonly wrapClient?: (client: Client) => Client;
   /** Protocol warnings. */
@@ -232,6 +237,7 @@ export class AgentController {
       cwd: this.options.cwd,
       client: this.options.wrapClient?.(base) ?? base,
       ...(this.options.onStderr === undefined ? {} : { onStderr: this.options.onStderr }),
+      ...(this.options.onStdout === undefined ? {} : { onStdout: this.options.onStdout }),
       connection: this.options.logger === undefined ? {} : { logger: this.options.logger },
       ...(this.options.initializeTimeoutMs === undefined
         ? {}

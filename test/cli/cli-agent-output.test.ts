@@ -1,0 +1,96 @@
+/**
+ * What agents print for other UIs, as a person sees it in `acp-kit prompt` (real
+ * processes): a login URL an agent prints on its stdout outside ACP reaches the user, and
+ * such a line is never answered with a parse error (Gemini CLI takes the answer for the
+ * authorization code).
+ */
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
+
+const repoRoot = new URL("../../", import.meta.url).pathname;
+const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
+const scriptedAgent = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
+const fixture = (name: string): string => join(repoRoot, "test", "cli", "fixtures", name);
+const scripted = (scenario: string): string[] => [
+  process.execPath,
+  scriptedAgent,
+  "--no-delays",
+  fixture(scenario),
+];
+
+beforeAll(() => {
+  if (!existsSync(cli) || !existsSync(scriptedAgent)) {
+    throw new Error("Build first (npm run build): the CLI tests run dist/cli.js");
+  }
+});
+
+const sessions: TmuxSession[] = [];
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.kill();
+});
+
+/** `acp-kit run` with a scenario, on a terminal. */
+function runOnTerminal(scenario: string): TmuxSession {
+  const command = [process.execPath, cli, "run", "--", ...scripted(scenario)];
+  const session = TmuxSession.start(command.map(shellQuote).join(" "), {
+    cwd: repoRoot,
+    width: 100,
+    height: 40,
+  });
+  sessions.push(session);
+  return session;
+}
+
+/** Runs `acp-kit ARGS`; resolves with the exit code and what it printed. */
+function runCli(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [cli, ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, NO_COLOR: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+describe("a login that prints on the agent's stdout (Gemini's Google login)", () => {
+  it("prompt --auth shows the URL and the question, and the login succeeds", async () => {
+    const result = await runCli([
+      "prompt",
+      "--auth",
+      "oauth-personal",
+      "hello",
+      "--",
+      ...scripted("gemini-login-scenario.json"),
+    ]);
+    expect(result.stderr).toContain(
+      "[agent] https://accounts.example/o/oauth2/v2/auth?client_id=acp-kit-test&state=42\n",
+    );
+    expect(result.stderr).toContain("[agent] Enter the authorization code:\n");
+    expect(result.stderr).not.toContain("invalid authorization code");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("logged in with Google\n");
+  });
+
+  it.skipIf(!hasTmux())("the live view shows the URL while it logs in", async () => {
+    const t = runOnTerminal("gemini-login-scenario.json");
+    await t.waitFor("❯ 1. Log in with Google");
+    t.keys("Enter");
+    await t.waitFor("[agent] Enter the authorization code:");
+    const screen = await t.waitFor("Logged in (Log in with Google).");
+    expect(screen).toContain(
+      "[agent] https://accounts.example/o/oauth2/v2/auth?client_id=acp-kit-test&state=42",
+    );
+    t.send("hello");
+    await t.waitFor("logged in with Google");
+  });
+});
