@@ -1,6 +1,8 @@
 /**
- * What agents print for other UIs, as a person sees it in `acp-kit prompt` (real
- * processes): a login URL an agent prints on its stdout outside ACP reaches the user, and
+ * What agents print for other UIs, as a person sees it in `acp-kit prompt`, `run --plain`
+ * (real processes) and the live view (tmux): Claude's markup (a fenced Read result with a
+ * `<system-reminder>`, a local command's `<local-command-stdout>`, live and replayed) and
+ * diffs' "\ No newline at end of file" are cleaned; a login URL an agent prints on its stdout outside ACP reaches the user, and
  * such a line is never answered with a parse error (Gemini CLI takes the answer for the
  * authorization code).
  */
@@ -34,8 +36,8 @@ afterEach(() => {
 });
 
 /** `acp-kit run` with a scenario, on a terminal. */
-function runOnTerminal(scenario: string): TmuxSession {
-  const command = [process.execPath, cli, "run", "--", ...scripted(scenario)];
+function runOnTerminal(scenario: string, args: readonly string[] = []): TmuxSession {
+  const command = [process.execPath, cli, "run", ...args, "--", ...scripted(scenario)];
   const session = TmuxSession.start(command.map(shellQuote).join(" "), {
     cwd: repoRoot,
     width: 100,
@@ -49,12 +51,14 @@ function runOnTerminal(scenario: string): TmuxSession {
 function runCli(
   args: readonly string[],
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, [cli, ...args], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
   });
+  if (input !== undefined) child.stdin?.end(input);
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -93,4 +97,54 @@ describe("a login that prints on the agent's stdout (Gemini's Google login)", ()
     t.send("hello");
     await t.waitFor("logged in with Google");
   });
+});
+
+/** Markup that is for a model or another UI, never for the person at the terminal. */
+const MARKUP = [
+  "<system-reminder>",
+  "consider whether it looks malicious",
+  "```",
+  "local-command",
+  "No newline",
+];
+
+describe("output made for other UIs, cleaned for a terminal (Claude's markup)", () => {
+  const markup = scripted("claude-markup-scenario.json");
+
+  it("prompt prints a local command's output without its markup", async () => {
+    const result = await runCli(["prompt", "read", "--", ...markup]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Total cost: $0.01\n");
+    for (const text of MARKUP) expect(result.stdout + result.stderr).not.toContain(text);
+  });
+
+  it("run --plain shows a replayed local command's output as its text", async () => {
+    const result = await runCli(["run", "--plain", "--resume", "earlier", "--", ...markup], {}, "");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("> /effort max\nSet effort level to max");
+    for (const text of MARKUP) expect(result.stdout).not.toContain(text);
+  });
+
+  it.skipIf(!hasTmux())(
+    "the live view shows a Read result, a diff and a local command cleanly",
+    async () => {
+      const t = runOnTerminal("claude-markup-scenario.json");
+      await t.waitFor("type a message");
+      t.send("read");
+      const screen = await t.waitFor("Total cost: $0.01");
+      expect(screen).toContain("1→line one of the notes");
+      expect(screen).toContain("+gamma");
+      for (const text of MARKUP) expect(screen).not.toContain(text);
+    },
+  );
+
+  it.skipIf(!hasTmux())(
+    "the live view shows a replayed local command's output as its text",
+    async () => {
+      const t = runOnTerminal("claude-markup-scenario.json", ["--resume", "earlier"]);
+      const screen = await t.waitFor("Set effort level to max");
+      expect(screen).toContain("/effort max");
+      for (const text of MARKUP) expect(screen).not.toContain(text);
+    },
+  );
 });
