@@ -56,9 +56,9 @@ function runCli(
   const child = spawn(process.execPath, [cli, ...args], {
     cwd: repoRoot,
     env: { ...process.env, NO_COLOR: "1", ...env },
-    stdio: [input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    stdio: ["pipe", "pipe", "pipe"],
   });
-  if (input !== undefined) child.stdin?.end(input);
+  child.stdin.end(input ?? "");
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
