@@ -2,12 +2,14 @@
  * What agents print for other UIs, as a person sees it in `acp-kit prompt`, `run --plain`
  * (real processes) and the live view (tmux): Claude's markup (a fenced Read result with a
  * `<system-reminder>`, a local command's `<local-command-stdout>`, live and replayed) and
- * diffs' "\ No newline at end of file" are cleaned; a login URL an agent prints on its stdout outside ACP reaches the user, and
+ * diffs' "\ No newline at end of file" are cleaned; every agent of the registry snapshot
+ * and pi (with the others acpx names) can be named; a login URL an agent prints on its stdout outside ACP reaches the user, and
  * such a line is never answered with a parse error (Gemini CLI takes the answer for the
  * authorization code).
  */
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
@@ -147,4 +149,65 @@ describe("output made for other UIs, cleaned for a terminal (Claude's markup)", 
       for (const text of MARKUP) expect(screen).not.toContain(text);
     },
   );
+});
+
+describe("agents by name", () => {
+  it("names every agent of the registry snapshot, pi, and the agents acpx names", async () => {
+    const home = mkdtempSync(join(tmpdir(), "acp-kit-agents-"));
+    try {
+      // Offline, nothing cached: the registry is the snapshot shipped in the package.
+      const env = {
+        ACP_REGISTRY_URL: "http://127.0.0.1:9/registry.json",
+        ACP_KIT_CACHE_DIR: join(home, "cache"),
+        XDG_CONFIG_HOME: join(home, "config"),
+      };
+      const result = await runCli(["agents", "--json"], env);
+      expect(result.code).toBe(0);
+      const listed = JSON.parse(result.stdout) as {
+        named: { name: string; command: string; args: string[] }[];
+        registry: { source: string; agents: { id: string }[] };
+      };
+      expect(listed.registry.source).toBe("snapshot");
+      const snapshot = JSON.parse(
+        readFileSync(
+          join(repoRoot, "packages", "acp-kit", "src", "node", "registry", "snapshot.json"),
+          "utf8",
+        ),
+      ) as { agents: { id: string }[] };
+      const names = new Set([
+        ...listed.named.map((a) => a.name),
+        ...listed.registry.agents.map((a) => a.id),
+      ]);
+      for (const { id } of snapshot.agents) expect(names).toContain(id);
+      for (const name of [
+        "pi",
+        "claude",
+        "codex",
+        "gemini",
+        "opencode",
+        "qwen",
+        "copilot",
+        "cursor",
+      ])
+        expect(names).toContain(name);
+      for (const name of [
+        "kilocode",
+        "droid",
+        "kimi",
+        "kiro",
+        "iflow",
+        "openclaw",
+        "trae",
+        "goose",
+      ])
+        expect(names).toContain(name);
+      expect(names.size).toBeGreaterThanOrEqual(20);
+      expect(listed.named.find((a) => a.name === "pi")).toMatchObject({
+        command: "npx",
+        args: ["-y", "pi-acp"],
+      });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
 });
