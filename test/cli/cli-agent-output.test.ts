@@ -110,6 +110,37 @@ const MARKUP = [
   "No newline",
 ];
 
+describe("Gemini's API-key method (an agent method whose description names a variable)", () => {
+  const gemini = scripted("gemini-login-scenario.json");
+
+  it("prompt --auth names the variable when it is not set, and logs in when it is", async () => {
+    // Empty is unset, for acp-kit as for the agent.
+    const missing = await runCli(["prompt", "--auth", "gemini-api-key", "hi", "--", ...gemini], {
+      GEMINI_API_KEY: "",
+    });
+    expect(missing.code).toBe(20);
+    expect(missing.stderr).toContain("set GEMINI_API_KEY in the environment");
+    const set = await runCli(["prompt", "--auth", "gemini-api-key", "hi", "--", ...gemini], {
+      GEMINI_API_KEY: "test-key",
+    });
+    expect(set.code).toBe(0);
+  });
+
+  it.skipIf(!hasTmux())("the live view asks for the key, hidden, and logs in with it", async () => {
+    const t = runOnTerminal("gemini-login-scenario.json");
+    await t.waitFor("2. Use Gemini API key");
+    t.keys("2");
+    await t.waitFor("Use Gemini API key needs GEMINI_API_KEY");
+    t.type("secret-key");
+    await t.waitFor("GEMINI_API_KEY: ••••••••••");
+    t.keys("Enter");
+    const screen = await t.waitFor("Logged in (Use Gemini API key).");
+    expect(screen).not.toContain("secret-key");
+    t.send("hello");
+    await t.waitFor("logged in with Google");
+  });
+});
+
 describe("output made for other UIs, cleaned for a terminal (Claude's markup)", () => {
   const markup = scripted("claude-markup-scenario.json");
 
