@@ -141,6 +141,29 @@ describe("Gemini's API-key method (an agent method whose description names a var
   });
 });
 
+describe("check --auth", () => {
+  it("logs out after the checks when the agent can (a stored login does not outlive the check)", async () => {
+    const result = await runCli([
+      "check",
+      "--json",
+      "--auth",
+      "token",
+      "--",
+      ...scripted("env-login-scenario.json"),
+    ]);
+    const report = JSON.parse(result.stdout) as {
+      notes: string[];
+      checks: { id: string; status: string }[];
+    };
+    expect(report.notes).toEqual([
+      "Logged in with --auth token.",
+      "Logged out after the checks (--auth token).",
+    ]);
+    expect(report.checks.find((c) => c.id === "prompt-turn")?.status).toBe("pass");
+    expect(result.code).toBe(0);
+  });
+});
+
 describe("output made for other UIs, cleaned for a terminal (Claude's markup)", () => {
   const markup = scripted("claude-markup-scenario.json");
 
