@@ -81,6 +81,7 @@ describe("a login that prints on the agent's stdout (Gemini's Google login)", ()
     expect(result.stderr).toContain(
       "[agent] https://accounts.example/o/oauth2/v2/auth?client_id=acp-kit-test&state=42\n",
     );
+    // Printed as text: the agent's escape sequence (a window title) is not passed on.
     expect(result.stderr).toContain("[agent] Enter the authorization code:\n");
     expect(result.stderr).not.toContain("invalid authorization code");
     expect(result.code).toBe(0);

@@ -178,7 +178,7 @@ async function runLive(options: RunOptions): Promise<number> {
     wrapClient: answers.wrap,
     onTerminalOutput: ui.onTerminalOutput,
     // What the agent prints for the user outside ACP (a login URL, a code): shown.
-    onStdout: (line) => ui.notify("info", `[agent] ${line}`),
+    onStdout: (line) => ui.notify("info", `[agent] ${printable(line)}`),
     ...(firstSession === undefined ? {} : { firstSession }),
   });
   const remembering =
@@ -313,7 +313,7 @@ async function runPlain(options: RunOptions): Promise<number> {
         return response;
       },
     }),
-    onStdout: (line) => process.stderr.write(`[agent] ${line}\n`),
+    onStdout: (line) => process.stderr.write(`[agent] ${printable(line)}\n`),
     ...(plainFirst === undefined ? {} : { firstSession: plainFirst }),
   });
   const remembering =
