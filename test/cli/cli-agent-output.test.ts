@@ -111,6 +111,39 @@ const MARKUP = [
   "No newline",
 ];
 
+describe("acp-kit serve with an agent that prints a login URL", () => {
+  it("shows the lines on serve's stderr and never answers them: the remote login works", async () => {
+    const serve = spawn(
+      process.execPath,
+      [cli, "serve", "--port", "0", "--", ...scripted("gemini-login-scenario.json")],
+      { cwd: repoRoot, env: { ...process.env, NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let served = "";
+    serve.stderr.setEncoding("utf8").on("data", (chunk: string) => (served += chunk));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        serve.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          out += chunk;
+          const line = out.split("\n")[0];
+          if (out.includes("\n") && line !== undefined) resolve(line.trim());
+        });
+        serve.once("exit", (code) => reject(new Error(`serve exited with ${code}`)));
+      });
+      const result = await runCli(["prompt", "--url", url, "--auth", "oauth-personal", "hi"]);
+      expect(result.stderr).not.toContain("invalid authorization code");
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe("logged in with Google\n");
+      expect(served).toContain(
+        "[agent] https://accounts.example/o/oauth2/v2/auth?client_id=acp-kit-test&state=42\n",
+      );
+    } finally {
+      serve.kill("SIGTERM");
+      await new Promise((resolve) => serve.once("exit", resolve));
+    }
+  });
+});
+
 describe("Gemini's API-key method (an agent method whose description names a variable)", () => {
   const gemini = scripted("gemini-login-scenario.json");
 

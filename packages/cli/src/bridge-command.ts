@@ -53,7 +53,11 @@ export async function runBridgeCommand(
     return ndJsonStream(
       Writable.toWeb(agent.child.stdin),
       Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>,
-      { closeOutput: true },
+      {
+        closeOutput: true,
+        // What the agent prints outside ACP (a login URL) goes to stderr, never answered.
+        onNonJsonLine: (line) => process.stderr.write(`[agent] ${printable(line)}\n`),
+      },
     );
   };
   let downstream: Stream;
