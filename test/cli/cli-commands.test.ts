@@ -438,7 +438,10 @@ describe.concurrent("acp-kit check", { timeout: 120_000 }, () => {
       notes: string[];
       checks: { id: string; status: string }[];
     };
-    expect(logged.notes).toEqual(["Logged in with --auth token."]);
+    expect(logged.notes).toEqual([
+      "Logged in with --auth token.",
+      "The agent cannot log out (no auth.logout): a login it stored with --auth token stays after the check.",
+    ]);
     expect(logged.checks.find((c) => c.id === "prompt-turn")?.status).toBe("pass");
     expect(withAuth.code).toBe(0);
   });

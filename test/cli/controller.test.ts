@@ -231,6 +231,11 @@ describe("AgentController logins (the library's auth-required, at any step)", ()
         });
     await expect(controller.authenticate(method, typing("wrong"))).rejects.toThrow(/not logged in/);
     expect(controller.phase).toBe("auth-required");
+    // The command ended well but the agent still refuses: its own reason is told.
+    await expect(controller.authenticate(method, typing("skip"))).rejects.toThrow(
+      "The agent still asks to log in: no login token found; run the login again.",
+    );
+    expect(controller.phase).toBe("auth-required");
     expect(existsSync(marker)).toBe(false);
     await controller.authenticate(method, typing("open sesame"));
     expect(controller.phase).toBe("ready");

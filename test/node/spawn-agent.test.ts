@@ -267,6 +267,52 @@ describe("spawnAgent: talking to the agent", () => {
   });
 });
 
+describe("spawnAgent: what the agent prints on its stdout that is not ACP", () => {
+  it("hands each non-JSON line to onStdout and never answers it with a parse error", async () => {
+    const printed: string[] = [];
+    const said: string[] = [];
+    const agent = await startRaw([], {
+      onStdout: (line) => void printed.push(line),
+      client: () => ({
+        requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+        sessionUpdate: ({ update }) => {
+          if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text")
+            said.push(update.content.text);
+        },
+      }),
+    });
+    await within(agent.initialize(), 20_000, "initialize");
+    const { sessionId } = await agent.connection.newSession({ cwd: repoRoot, mcpServers: [] });
+    const url = "Please visit https://accounts.example/o/oauth2?code=42 to log in";
+    await agent.connection.prompt({ sessionId, prompt: text(`print ${url}`) });
+    expect(printed).toEqual([url]);
+    // The client writes in order: an answer to the printed line would be read before this.
+    await agent.connection.prompt({ sessionId, prompt: text("answers") });
+    expect(said).toEqual(["[]"]);
+  });
+
+  it("drops such lines silently without onStdout, still never answering them", async () => {
+    const said: string[] = [];
+    const agent = await startRaw([], {
+      client: () => ({
+        requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+        sessionUpdate: ({ update }) => {
+          if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text")
+            said.push(update.content.text);
+        },
+      }),
+    });
+    await within(agent.initialize(), 20_000, "initialize");
+    const { sessionId } = await agent.connection.newSession({ cwd: repoRoot, mcpServers: [] });
+    await agent.connection.prompt({
+      sessionId,
+      prompt: text("print Enter the authorization code:"),
+    });
+    await agent.connection.prompt({ sessionId, prompt: text("answers") });
+    expect(said).toEqual(["[]"]);
+  });
+});
+
 describe("StderrRing", () => {
   it("splits chunks into lines: UTF-8 split across chunks, CRLF, long lines, a last partial line", () => {
     const lines: string[] = [];

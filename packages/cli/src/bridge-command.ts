@@ -102,7 +102,11 @@ export async function runBridgeCommand(
     const stream = ndJsonStream(
       Writable.toWeb(agent.child.stdin),
       Readable.toWeb(agent.child.stdout) as ReadableStream<Uint8Array>,
-      { closeOutput: true },
+      {
+        closeOutput: true,
+        // What the agent prints outside ACP (a login URL) goes to stderr, never answered.
+        onNonJsonLine: (line) => process.stderr.write(`[agent] ${printable(line)}\n`),
+      },
     );
     return leavesOnBrokenPipe(
       stream,

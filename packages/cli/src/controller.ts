@@ -8,7 +8,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
-import { RequestError } from "acp-kit";
+import { RequestError, errorDataText } from "acp-kit";
 import type { Logger } from "acp-kit";
 import type { Client } from "acp-kit";
 import { PROTOCOL_VERSION } from "acp-kit";
@@ -47,6 +47,11 @@ export interface ControllerOptions {
   readonly onTerminalOutput?: (event: TerminalOutputEvent) => void;
   /** Each line the agent writes to stderr. */
   readonly onStderr?: (line: string) => void;
+  /**
+   * Called with each line the agent prints on its stdout that is not ACP (a login URL or
+   * code, a question): the user must see it. Such lines are never answered.
+   */
+  readonly onStdout?: (line: string) => void;
   /** Wraps the client handed to the connection (to observe requests). */
   readonly wrapClient?: (client: Client) => Client;
   /** Protocol warnings. */
@@ -232,6 +237,7 @@ export class AgentController {
       cwd: this.options.cwd,
       client: this.options.wrapClient?.(base) ?? base,
       ...(this.options.onStderr === undefined ? {} : { onStderr: this.options.onStderr }),
+      ...(this.options.onStdout === undefined ? {} : { onStdout: this.options.onStdout }),
       connection: this.options.logger === undefined ? {} : { logger: this.options.logger },
       ...(this.options.initializeTimeoutMs === undefined
         ? {}
@@ -434,8 +440,13 @@ export class AgentController {
     // Without a failure (a login the user asked for), an open session stays.
     const method = failure?.method ?? (this.sessionId === undefined ? "session/new" : undefined);
     const stillRequired = (): Error => {
-      const why = this.loginError === undefined ? "" : ` (${this.loginError})`;
-      return new Error(`The agent still asks to log in: not logged in${why}.`);
+      // The agent's own words: why `authenticate` failed, else why it still refuses.
+      const why = this.loginError ?? authReason(this.authFailure);
+      return new Error(
+        why === undefined
+          ? "The agent still asks to log in (it gave no reason)."
+          : `The agent still asks to log in: ${why}.`,
+      );
     };
     const reopen = !restarted && (method === "session/new" || this.sessionId === undefined);
     if (reopen) await this.openSession();
@@ -572,4 +583,18 @@ export class AgentController {
     this.versionValue++;
     for (const listener of this.listeners) listener();
   }
+}
+
+/**
+ * Why the agent asked for a login, in its own words: the error's data (`details`, ...),
+ * else its message when that says more than the protocol's "Authentication required".
+ */
+function authReason(error: AuthRequiredError | undefined): string | undefined {
+  if (error === undefined) return undefined;
+  const data = errorDataText(error.data);
+  if (data !== undefined) return data.replace(/\.$/, "");
+  const message = error.message.trim();
+  return message === "" || /^authentication required\.?$/i.test(message)
+    ? undefined
+    : message.replace(/\.$/, "");
 }

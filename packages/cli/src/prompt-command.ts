@@ -374,6 +374,8 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     ...(options.verbose === true
       ? { onStderr: (line: string) => err.write(`[agent] ${line}\n`) }
       : {}),
+    // What the agent prints for the user outside ACP (a login URL): always shown.
+    onStdout: (line: string) => err.write(`[agent] ${printable(line)}\n`),
     ...(firstSession === undefined ? {} : { firstSession }),
   });
   const offReport = controller.sessions.subscribe(report.update);

@@ -9,7 +9,7 @@ import type { RequestPermissionRequest, RequestPermissionResponse, StopReason } 
 import type { SessionStoreEvent, ThreadItem, ThreadToolCall } from "acp-kit";
 import { threadItem, threadLength } from "acp-kit";
 import { printable } from "./terminal-text.js";
-import { contentText } from "./run/text.js";
+import { agentText, contentText, toolText } from "./run/text.js";
 
 /** Who answered a permission request. */
 export type PermissionDecider =
@@ -40,7 +40,7 @@ function deciderText(decider: PermissionDecider): string {
 function failureReason(call: ThreadToolCall): string | undefined {
   for (const item of call.content) {
     if (item.type !== "content") continue;
-    const line = contentText(item.content)
+    const line = toolText(contentText(item.content))
       .split("\n")
       .map((l) => l.trim())
       .find((l) => l !== "");
@@ -190,10 +190,12 @@ export class PromptReport {
         else if (this.outEnd === "line") this.out.write("\n");
         this.lastMessage = index;
       }
-      const fresh = text.slice(done);
+      // Counted raw, printed without a local command's markup (whole in a chunk).
+      const fresh = agentText(text.slice(done));
+      this.printed.set(index, text.length);
+      if (fresh === "") return;
       this.out.write(fresh);
       this.outEnd = fresh.endsWith("\n\n") ? "blank" : fresh.endsWith("\n") ? "line" : "mid";
-      this.printed.set(index, text.length);
       return;
     }
     if (item.type === "tool_call") {

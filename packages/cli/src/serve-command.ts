@@ -19,6 +19,7 @@ import {
 import { ndJsonStream } from "acp-kit";
 import { signalExitCode } from "./signals.js";
 import { UsageError } from "./target.js";
+import { printable } from "./terminal-text.js";
 import { tokenFromEnv } from "./remote-target.js";
 import { isLoopbackHost } from "acp-kit/internal";
 
@@ -163,7 +164,11 @@ function startAgentProcess(
   const agent = ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
     Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-    { closeOutput: true },
+    {
+      closeOutput: true,
+      // What the agent prints outside ACP (a login URL) is shown here, never answered.
+      onNonJsonLine: (line) => options.err.write(`[agent] ${printable(line)}\n`),
+    },
   );
   void stream.readable.pipeTo(agent.writable).catch(() => undefined);
   void agent.readable.pipeTo(stream.writable).catch(() => undefined);

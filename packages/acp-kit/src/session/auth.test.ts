@@ -2,7 +2,7 @@ import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { RequestError } from "../jsonrpc/errors.js";
 import type { AuthMethod } from "../index.js";
-import { AuthRequiredError, envVarsOf } from "./auth.js";
+import { AuthRequiredError, envVarsOf, loginPlan } from "./auth.js";
 
 describe("AuthRequiredError", () => {
   const params = {
@@ -43,5 +43,28 @@ describe("envVarsOf", () => {
     ]);
     expect(envVarsOf(method)).toHaveLength(3);
     expect(JSON.stringify(method)).toBe(before);
+  });
+
+  it("reads the variables an agent method's description names (Gemini's API key)", () => {
+    const gemini: AuthMethod = {
+      id: "gemini-api-key",
+      name: "Use Gemini API key",
+      description: "Requires setting the `GEMINI_API_KEY` environment variable",
+    };
+    expect(envVarsOf(gemini)).toEqual([
+      { name: "GEMINI_API_KEY", label: null, secret: true, optional: false },
+    ]);
+    expect(loginPlan(gemini)).toMatchObject({ kind: "env_var", methodId: "gemini-api-key" });
+    for (const description of [
+      undefined,
+      "Log in with Google",
+      "Set `lower_case` environment variable",
+    ]) {
+      const method = { id: "m", name: "M", ...(description === undefined ? {} : { description }) };
+      expect(envVarsOf(method)).toBeUndefined();
+      expect(loginPlan(method).kind).toBe("agent");
+    }
+    const terminal = { ...gemini, type: "terminal" } as unknown as AuthMethod;
+    expect(envVarsOf(terminal)).toBeUndefined();
   });
 });

@@ -99,14 +99,31 @@ export interface AuthEnvVar {
 }
 
 /**
+ * A variable an agent method's description says the agent reads, as Gemini CLI describes
+ * its API-key method: "Requires setting the `GEMINI_API_KEY` environment variable".
+ */
+const DESCRIBED_VAR = /`([A-Z][A-Z0-9_]*)`\s+environment\s+variable/g;
+
+/**
  * The variables of an environment-variable method (`type: "env_var"`, an experimental kind
  * that real agents send: `vars` as names or `{ name, label, secret, optional }`, or one
  * `varName`), or `undefined` for any other method. The protocol's flow for them: start the
  * agent with the variables set, then retry what needed authentication (no `authenticate`
  * call is needed, though agents accept one).
+ *
+ * An agent method (no `type`) whose description names the variables it needs, as
+ * "Requires setting the \`GEMINI_API_KEY\` environment variable" (Gemini CLI), counts
+ * as one too: its variables are those names, required and secret. The agent still
+ * expects `authenticate` after it was started with them.
  */
 export function envVarsOf(method: AuthMethod): AuthEnvVar[] | undefined {
   const raw = method as unknown as Record<string, unknown>;
+  if (raw.type === undefined || raw.type === "agent") {
+    const description = typeof raw.description === "string" ? raw.description : "";
+    const names = [...new Set([...description.matchAll(DESCRIBED_VAR)].map((m) => m[1] ?? ""))];
+    if (names.length === 0 || names.includes("")) return undefined;
+    return names.map((name) => ({ name, label: null, secret: true, optional: false }));
+  }
   if (raw.type !== "env_var") return undefined;
   // A copy: the legacy `varName` is added to it, never to the method's own list.
   const entries: unknown[] = Array.isArray(raw.vars) ? [...(raw.vars as unknown[])] : [];

@@ -38,6 +38,32 @@ describe("ndJsonStream framing", () => {
     );
   });
 
+  it("hands a non-JSON line to onNonJsonLine instead of answering it", async () => {
+    const lines: string[] = [];
+    const peer = rawPeer({ onNonJsonLine: (line) => void lines.push(line) });
+    new JsonRpcConnection(peer.stream, echoRouter);
+    await peer.write("Please visit https://example.test/login?code=1\r\n\nEnter the code: \n");
+    await peer.write({ jsonrpc: "2.0", id: 2, method: "echo", params: { a: 1 } });
+    // Nothing was written before the answer to the request that followed the lines.
+    expect(await peer.next()).toEqual({ jsonrpc: "2.0", id: 2, result: { a: 1 } });
+    expect(lines).toEqual(["Please visit https://example.test/login?code=1", "Enter the code: "]);
+  });
+
+  it("logs an onNonJsonLine that throws, and reads on", async () => {
+    const logger = recordingLogger();
+    const peer = rawPeer({
+      logger,
+      onNonJsonLine: () => {
+        throw new Error("boom");
+      },
+    });
+    new JsonRpcConnection(peer.stream, echoRouter);
+    await peer.write("not json\n");
+    await peer.write({ jsonrpc: "2.0", id: 3, method: "echo", params: 3 });
+    expect(await peer.next()).toEqual({ jsonrpc: "2.0", id: 3, result: 3 });
+    expect(logger.records.some((r) => r.level === "error")).toBe(true);
+  });
+
   it("answers a batch with -32600 and id null", async () => {
     const peer = rawPeer();
     new JsonRpcConnection(peer.stream, echoRouter);

@@ -3,7 +3,8 @@
  *
  * Reading: lines are split in linear time ({@link LineSplitter}); CRLF and blank lines are
  * tolerated; a final line without a newline is accepted; malformed JSON is answered with
- * `-32700` (id `null`) and skipped; a line over `maxMessageBytes` is dropped, answered
+ * `-32700` (id `null`) and skipped, as the official SDK does, unless `onNonJsonLine` takes
+ * such lines (a client reading an agent's stdout); a line over `maxMessageBytes` is dropped, answered
  * `-32600` when it was a request whose id could be recovered, and the connection lives on.
  *
  * Writing: a message is written at once when no write is in flight, and messages queued
@@ -88,6 +89,16 @@ export interface NdJsonStreamOptions {
    * yours to end, e.g. a child process's stdin, so that the peer sees the end of its input.
    */
   readonly closeOutput?: boolean;
+  /**
+   * Takes the inbound lines that are not JSON, instead of answering each with `-32700`.
+   * Given, such a line is handed to it (without its line ending) and nothing is sent
+   * back. For a client reading an agent's stdout: agents print login URLs, prompts and
+   * logs there, and an agent that asked for an authorization code reads whatever comes
+   * next on its stdin as that code (Gemini CLI does), so answering its line breaks its
+   * login. `spawnAgent` passes one. Default: answered `-32700` (id `null`), as the official
+   * SDK does, which is what an agent reading its client should do.
+   */
+  readonly onNonJsonLine?: (line: string) => void;
 }
 
 function resolveMaxBytes(value: number | undefined): number {
@@ -126,6 +137,7 @@ class NdJsonTransport implements Transport {
     private readonly maxBytes: number,
     private logger: Logger,
     private readonly closeOutput: boolean,
+    private readonly onNonJsonLine: ((line: string) => void) | undefined,
   ) {
     this.lent = new LentWriter(output);
     // Set at close (or on a write failure), read for every message: made mutable for V8
@@ -427,6 +439,14 @@ class NdJsonTransport implements Transport {
       message = JSON.parse(text);
     } catch {
       if (text.trim() === "") return; // a blank line
+      if (this.onNonJsonLine !== undefined) {
+        try {
+          this.onNonJsonLine(text);
+        } catch (error) {
+          this.logger.error?.("onNonJsonLine threw", { error });
+        }
+        return;
+      }
       this.logger.warn?.("Received a line that is not valid JSON; answered -32700", {
         chars: text.length,
       });
@@ -608,6 +628,7 @@ class NdJsonStreamImpl implements Transport {
       maxBytes,
       options?.logger ?? silentLogger,
       options?.closeOutput === true,
+      options?.onNonJsonLine,
     );
     this.#maxBytes = maxBytes;
     // Own enumerable accessors, with the same two getters on every stream. An accessor's

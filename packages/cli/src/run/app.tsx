@@ -35,7 +35,7 @@ import { useStoreByFrame } from "./frame-rate.js";
 import { FirstQuestion } from "./question-view.js";
 import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
 import { selectValues } from "../session-options.js";
-import { blocksText, finishedPrefix, liveTail, tokens, typedText } from "./text.js";
+import { agentText, blocksText, finishedPrefix, liveTail, tokens, typedText } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
 import { OpenSessionPicker, type SessionPickerSlot } from "./session-picker.js";
 import type { TranscriptEntry, UiModel } from "./ui-model.js";
@@ -76,9 +76,12 @@ function ItemView({
   const columns = stdout.columns || 80;
   switch (item.type) {
     case "message": {
-      // A replayed user message shows as it was typed (see `typedText`).
+      // A replayed user message shows as it was typed (see `typedText`), an agent's
+      // without the markup of a local command's output (see `agentText`).
       const full =
-        item.role === "user" ? typedText(blocksText(item.content)) : blocksText(item.content);
+        item.role === "user"
+          ? typedText(blocksText(item.content))
+          : agentText(blocksText(item.content));
       if (item.role === "user" && full === "") return null;
       const shown =
         maxRows === undefined ? { text: full, hiddenLines: 0 } : liveTail(full, maxRows, columns);

@@ -13,7 +13,7 @@ import type {
 } from "acp-kit";
 import type { SessionStoreEvent } from "acp-kit";
 import { threadItem, threadLength, threadSlice, type ThreadItem } from "acp-kit";
-import { blocksText, contentText, typedText } from "./text.js";
+import { agentText, blocksText, contentText, typedText } from "./text.js";
 
 /** The length of a message's text, as {@link blocksText} would give it. */
 function textLength(blocks: readonly ContentBlock[]): number {
@@ -151,8 +151,10 @@ export class PlainTranscript {
         chunk !== undefined && length === done + chunk.length
           ? chunk
           : blocksText(item.content).slice(done);
-      this.out.write(fresh);
-      this.midLine = !fresh.endsWith("\n");
+      // Counted raw (above), printed cleaned: the markup comes whole in a chunk.
+      const shown = agentText(fresh);
+      this.out.write(shown);
+      if (shown !== "") this.midLine = !shown.endsWith("\n");
       this.printed.set(index, length);
       return;
     }

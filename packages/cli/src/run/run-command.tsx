@@ -177,6 +177,8 @@ async function runLive(options: RunOptions): Promise<number> {
     askPermission: answers.asked(ui.askPermission),
     wrapClient: answers.wrap,
     onTerminalOutput: ui.onTerminalOutput,
+    // What the agent prints for the user outside ACP (a login URL, a code): shown.
+    onStdout: (line) => ui.notify("info", `[agent] ${printable(line)}`),
     ...(firstSession === undefined ? {} : { firstSession }),
   });
   const remembering =
@@ -311,6 +313,7 @@ async function runPlain(options: RunOptions): Promise<number> {
         return response;
       },
     }),
+    onStdout: (line) => process.stderr.write(`[agent] ${printable(line)}\n`),
     ...(plainFirst === undefined ? {} : { firstSession: plainFirst }),
   });
   const remembering =

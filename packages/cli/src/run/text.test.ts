@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ThreadItem } from "acp-kit";
-import { finishedPrefix, liveTail, typedText } from "./text.js";
+import { agentText, finishedPrefix, liveTail, toolText, typedText } from "./text.js";
 
 describe("liveTail", () => {
   it("keeps a text that fits, whole", () => {
@@ -72,5 +72,32 @@ describe("typedText", () => {
 
   it("leaves other text alone", () => {
     expect(typedText("what does <b> do?")).toBe("what does <b> do?");
+  });
+});
+
+describe("toolText", () => {
+  it("drops Claude's system reminders and unwraps output that is one fenced block", () => {
+    const read = "```\n  1→a\n  2→b\n```\n\n<system-reminder>\nfor the model\n</system-reminder>\n";
+    expect(toolText(read)).toBe("  1→a\n  2→b");
+    expect(toolText("````ts\nconst a = 1;\n```\n````")).toBe("const a = 1;\n```");
+    expect(toolText("done<system-reminder>unterminated")).toBe("done");
+  });
+
+  it("leaves other text as it is", () => {
+    for (const text of ["plain\n", "```\nopen fence", "text\n```\ncode\n```", "``` x ```"]) {
+      expect(toolText(text)).toBe(text);
+    }
+  });
+});
+
+describe("agentText", () => {
+  it("keeps a local command's output without its markup, and drops the caveat", () => {
+    expect(agentText("<local-command-stdout>Cost: $1</local-command-stdout>")).toBe("Cost: $1");
+    expect(
+      agentText(
+        "<local-command-caveat>Caveat</local-command-caveat>\n<local-command-stderr>x</local-command-stderr>",
+      ),
+    ).toBe("x");
+    expect(agentText("a <b>c</b>")).toBe("a <b>c</b>");
   });
 });

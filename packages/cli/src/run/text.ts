@@ -55,6 +55,44 @@ export function typedText(text: string): string {
     .trim();
 }
 
+/**
+ * An agent message cleaned of the markup Claude's adapter wraps a local command's output
+ * in (`<local-command-stdout>`, `<local-command-stderr>`: the text stays; the caveat block
+ * `<local-command-caveat>` goes), as it replays a session and answers a local command
+ * such as `/cost`. Applied to each piece as it streams: the tags come whole in a chunk.
+ * Other text is left as it is.
+ */
+export function agentText(text: string): string {
+  if (!text.includes("<local-command-")) return text;
+  return text
+    .replace(/<local-command-caveat>[\s\S]*?<\/local-command-caveat>\n?/g, "")
+    .replace(/<\/?local-command-(stdout|stderr)>/g, "");
+}
+
+/** A whole text that is one fenced code block: its fence, info string, and body. */
+const FENCED = /^(`{3,}|~{3,})[^\n`]*\n([\s\S]*?)\n?\1[ \t]*$/;
+
+/**
+ * A tool's output made for a model or an editor, cleaned for a terminal: the
+ * `<system-reminder>` blocks Claude Code adds for the model go, and output that is one
+ * fenced code block (Claude's adapter fences what `Read` returned, for Markdown views)
+ * loses its fences. Other text is left as it is.
+ */
+export function toolText(text: string): string {
+  let out = text;
+  if (out.includes("<system-reminder>")) {
+    out = out
+      .replace(/<system-reminder>[\s\S]*?(?:<\/system-reminder>|$)/g, "")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim();
+  }
+  if (out.startsWith("```") || out.startsWith("~~~")) {
+    const fenced = FENCED.exec(out.trimEnd());
+    if (fenced !== null) out = fenced[2] ?? "";
+  }
+  return out;
+}
+
 /** A token count as "12.3k". */
 export function tokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(n >= 100_000 ? 0 : 1)}k` : String(n);

@@ -10,7 +10,7 @@ import Spinner from "ink-spinner";
 import type { ReactNode } from "react";
 import type { ToolCallContent } from "acp-kit";
 import type { ThreadToolCall } from "acp-kit";
-import { contentText } from "./text.js";
+import { contentText, toolText } from "./text.js";
 
 const KIND_LABELS: Readonly<Record<string, string>> = {
   read: "read",
@@ -77,6 +77,8 @@ export function DiffView({
       );
     }
     hunk.lines.forEach((line, i) => {
+      // "\ No newline at end of file" is a patch's note for tools, not a change.
+      if (line.startsWith("\\")) return;
       if (shown >= maxLines) {
         hidden++;
         return;
@@ -245,7 +247,8 @@ function ContentView({
       );
     }
     case "content": {
-      const { lines, hidden } = head(contentText(content.content), MAX_TEXT_LINES);
+      // Made for a model or an editor: Claude's reminders and fences go (see `toolText`).
+      const { lines, hidden } = head(toolText(contentText(content.content)), MAX_TEXT_LINES);
       return (
         <Box flexDirection="column">
           {lines.map((l, i) => (

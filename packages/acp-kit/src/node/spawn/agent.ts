@@ -207,8 +207,12 @@ class AgentHandle implements SpawnedAgent {
   private streamOf(child: AgentChild): Stream {
     const { stdin, stdout } = child.process;
     if (stdin === null || stdout === null) throw new Error("spawnAgent: stdio pipes are missing");
+    const onStdout = this.settings.onStdout;
     return ndJsonStream(child.watch.stdinWritable(stdin), child.watch.stdoutReadable(stdout), {
       closeOutput: true,
+      // The agent's stdout is also where it prints what is not ACP (a login URL, a
+      // question): never answered with a parse error, handed to `onStdout`.
+      onNonJsonLine: (line) => onStdout?.(line),
       ...(this.settings.maxMessageBytes === undefined
         ? {}
         : { maxMessageBytes: this.settings.maxMessageBytes }),

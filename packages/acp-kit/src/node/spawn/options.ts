@@ -73,6 +73,13 @@ export interface SpawnAgentOptions {
   readonly stderrLines?: number;
   /** With `stderr: "pipe"`: called with each line the agent writes to stderr. */
   readonly onStderr?: (line: string) => void;
+  /**
+   * Called with each line the agent writes to its stdout that is not JSON: a login URL or
+   * code, a question, a log line. Such a line is never answered with a parse error (an
+   * agent waiting for an authorization code would read the answer as the code); without
+   * this option it is dropped.
+   */
+  readonly onStdout?: (line: string) => void;
   /** Milliseconds between SIGTERM and SIGKILL when the agent is stopped (default 2000). */
   readonly killGraceMs?: number;
   /** Milliseconds to wait for the process to start (default 30 000). */
@@ -107,6 +114,7 @@ export interface SpawnSettings {
   readonly stderr: AgentStderrMode;
   readonly stderrLines: number;
   readonly onStderr: ((line: string) => void) | undefined;
+  readonly onStdout: ((line: string) => void) | undefined;
   readonly killGraceMs: number;
   readonly spawnTimeoutMs: number;
   readonly initializeTimeoutMs: number | undefined;
@@ -198,6 +206,7 @@ export function resolveSpawnOptions(options: SpawnAgentOptions): SpawnSettings {
       nonNegative("stderrLines", given.stderrLines, DEFAULT_STDERR_LINES, "a number of lines"),
     ),
     onStderr: given.onStderr,
+    onStdout: given.onStdout,
     killGraceMs: nonNegative("killGraceMs", given.killGraceMs, DEFAULT_KILL_GRACE_MS),
     spawnTimeoutMs: nonNegative("spawnTimeoutMs", given.spawnTimeoutMs, DEFAULT_SPAWN_TIMEOUT_MS),
     initializeTimeoutMs:

@@ -57,7 +57,7 @@ import {
 import { runV2MainConnection } from "./v2-main.js";
 import type { CheckerPermission } from "./client.js";
 import { WireLog } from "./log.js";
-import { logIn, runMainConnection, type MainState } from "./main.js";
+import { logIn, logOut, runMainConnection, type MainState } from "./main.js";
 import type { AgentCommand } from "./process.js";
 import type { WireOutcome } from "./wire.js";
 import {
@@ -158,7 +158,17 @@ async function runBareConnection(
   );
   if (init.kind !== "result")
     return `On the connection without capabilities, initialize ${describe(init)}`;
-  await logIn(context, channel, init);
+  const loginFailed = await logIn(context, channel, init);
+  try {
+    return await bareTurn(context, channel);
+  } finally {
+    // Said on the main connection; here the login is only undone.
+    await logOut(context, channel, init, loginFailed);
+  }
+}
+
+/** The bare connection's session and prompt turn. */
+async function bareTurn(context: RunContext, channel: CheckChannel): Promise<string | undefined> {
   const created = await newSession(context, channel);
   if (isAuthRequired(created)) return LOGIN_NEEDED;
   const sessionId =

@@ -23,7 +23,7 @@ import {
   checkSessionNew,
   checkSessionResume,
 } from "./checks/sessions.js";
-import { agentMessage, type CheckChannel, type RunContext } from "./checks/support.js";
+import { agentMessage, describe, type CheckChannel, type RunContext } from "./checks/support.js";
 import { checkCancel, checkPromptTurn, checkSessionClose } from "./checks/turns.js";
 import { skipped, type CheckOutcome } from "./catalog.js";
 import type { WireOutcome } from "./wire.js";
@@ -147,6 +147,33 @@ export async function logIn(
 }
 
 /**
+ * Undoes a login of `--auth` once a connection's checks are done: `logout` when the agent
+ * advertises `auth.logout` (an agent that stored the credential would otherwise keep it
+ * after the check). Resolves with what happened, to note in the report, or `undefined`
+ * when there was no login to undo (none asked for, it failed, or the agent had stopped).
+ */
+export async function logOut(
+  context: RunContext,
+  channel: CheckChannel,
+  init: WireOutcome,
+  loginFailed: string | undefined,
+): Promise<string | undefined> {
+  const methodId = context.auth;
+  if (methodId === undefined || loginFailed !== undefined || init.kind !== "result") {
+    return undefined;
+  }
+  if (channel.process.wire.closed !== undefined) return undefined;
+  const logout = capabilitiesOf(init.result).auth?.logout;
+  if (logout === undefined || logout === null) {
+    return `The agent cannot log out (no auth.logout): a login it stored with --auth ${methodId} stays after the check.`;
+  }
+  const answer = await channel.request("logout", {});
+  return answer.kind === "result"
+    ? `Logged out after the checks (--auth ${methodId}).`
+    : `--auth ${methodId}: logout after the checks ${describe(answer)}.`;
+}
+
+/**
  * Runs the main connection's checks, in order, into `results`. Once the agent's process
  * has ended (a crash), the checks left are skipped with the reason instead of failing
  * one after the other for the same cause.
@@ -155,6 +182,20 @@ export async function runMainConnection(
   context: RunContext,
   channel: CheckChannel,
   results: ResultSink,
+): Promise<MainState> {
+  const login: { failed?: string } = {};
+  const state = await runMainChecks(context, channel, results, login);
+  const said = await logOut(context, channel, state.init, login.failed);
+  if (said !== undefined) results.note(said);
+  return state;
+}
+
+/** {@link runMainConnection}'s checks; `login.failed` says why `--auth` failed. */
+async function runMainChecks(
+  context: RunContext,
+  channel: CheckChannel,
+  results: ResultSink,
+  login: { failed?: string },
 ): Promise<MainState> {
   const init = await channel.request(
     "initialize",
@@ -168,6 +209,7 @@ export async function runMainConnection(
   }
   const capabilities = capabilitiesOf(init.result);
   const loginFailed = await logIn(context, channel, init);
+  if (loginFailed !== undefined) login.failed = loginFailed;
   if (loginFailed !== undefined) results.note(loginFailed);
   else if (context.auth !== undefined) results.note(`Logged in with --auth ${context.auth}.`);
   const run = async (id: string, check: () => Promise<CheckOutcome>): Promise<boolean> => {

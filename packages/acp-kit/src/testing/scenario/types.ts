@@ -72,6 +72,16 @@ export interface ScenarioAgent {
   readonly requiresAuth?: boolean | "prompt";
   /** How many sessions one `session/list` page holds. Default 50. */
   readonly listPageSize?: number;
+  /**
+   * Lines the agent program prints on its stdout, outside the protocol, when the client
+   * calls `authenticate` with a method, by method id (as Gemini CLI prints its Google login
+   * URL and asks for the code). Like Gemini CLI, the agent reads what the client sends next
+   * as the answer: when the client answered those lines (a `-32700` with id `null`), the
+   * login fails with "invalid authorization code"; otherwise it succeeds (the user logged
+   * in in the browser). Printed only by the `acp-scripted-agent` program (or in-process
+   * with the `printLine` option).
+   */
+  readonly loginOutput?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** A session that exists before the run. */

@@ -17,6 +17,7 @@ const AGENT_KEYS = [
   "authMethods",
   "requiresAuth",
   "listPageSize",
+  "loginOutput",
 ];
 /** @internal */
 export function checkAgent(agent: unknown, checker: Checker): void {
@@ -58,6 +59,15 @@ export function checkAgent(agent: unknown, checker: Checker): void {
   }
   if (agent.listPageSize !== undefined)
     checker.integer(agent.listPageSize, "agent.listPageSize", 1);
+  const output = agent.loginOutput;
+  if (output !== undefined && checker.object(output, "agent.loginOutput")) {
+    for (const [methodId, lines] of Object.entries(output)) {
+      const path = join("agent.loginOutput", methodId);
+      if (checker.array(lines, path)) {
+        lines.forEach((line, index) => checker.string(line, join(path, index)));
+      }
+    }
+  }
 }
 
 /** @internal */

@@ -98,7 +98,11 @@ export async function runScriptedAgentCli(
     return 0;
   }
   const { sessionsFile } = args;
-  const connection = runScriptedAgent(scenario, agentStdioStream(), {
+  // Lines printed outside the protocol go through stdout's own writer, as the protocol's
+  // messages do (so they land between two messages): stdout is not redirected then.
+  const printing = scenario.agent?.loginOutput !== undefined;
+  const connection = runScriptedAgent(scenario, agentStdioStream({ redirectStdout: !printing }), {
+    ...(printing ? { printLine: (line: string) => process.stdout.write(`${line}\n`) } : {}),
     delayScale: args.delayScale,
     env: process.env,
     protocol: args.protocol,

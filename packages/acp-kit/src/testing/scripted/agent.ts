@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Stream } from "../../base/messages.js";
+import { isPlainObject, type AnyMessage, type Stream } from "../../base/messages.js";
 import type { AcpConnectionOptions } from "../../peer/acp-connection.js";
 import type { Agent } from "../../peer/agent.js";
 import { AgentSideConnection } from "../../peer/agent-side-connection.js";
@@ -94,9 +94,32 @@ export function runScriptedAgent(
       connectionOptions: options,
     }).connect(stream);
   }
+  if (options.printLine === undefined) {
+    return new AgentSideConnection(
+      (connection) => createScriptedAgent(connection, valid, options),
+      stream,
+      options,
+    );
+  }
+  // Lines printed outside the protocol: count the client's answers to them (id null).
+  let nullIdAnswers = 0;
+  const watched: Stream = {
+    writable: stream.writable,
+    readable: stream.readable.pipeThrough(
+      new TransformStream<AnyMessage, AnyMessage>({
+        transform(message, controller) {
+          const value: unknown = message;
+          if (isPlainObject(value) && value.id === null && "error" in value) {
+            nullIdAnswers++;
+          }
+          controller.enqueue(message);
+        },
+      }),
+    ),
+  };
   return new AgentSideConnection(
-    (connection) => createScriptedAgent(connection, valid, options),
-    stream,
+    (connection) => scriptedAgent(connection, valid, options, () => nullIdAnswers),
+    watched,
     options,
   );
 }
@@ -117,7 +140,17 @@ export function createScriptedAgent(
   scenario: Scenario,
   options: ScriptedAgentOptions = {},
 ): Agent {
-  const handlers = new ScriptedHandlers(connection, scenario, options);
+  return scriptedAgent(connection, scenario, options, () => 0);
+}
+
+/** {@link createScriptedAgent}, told how many answers with id `null` the client sent. */
+function scriptedAgent(
+  connection: AgentSideConnection,
+  scenario: Scenario,
+  options: ScriptedAgentOptions,
+  nullIdAnswers: () => number,
+): Agent {
+  const handlers = new ScriptedHandlers(connection, scenario, { ...options, nullIdAnswers });
   const agent: Agent = {
     initialize: (params) => handlers.initialize(params),
     authenticate: (params) => handlers.authenticate(params),

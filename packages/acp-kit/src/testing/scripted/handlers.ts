@@ -37,6 +37,9 @@ export class ScriptedHandlers {
   private client: schema.ClientCapabilities = {};
   private authenticated = false;
   private readonly onSessionsChange: ((sessions: ScenarioSession[]) => void) | undefined;
+  private readonly printLine: ((line: string) => void) | undefined;
+  /** How many answers with id `null` (parse errors) the client sent so far. */
+  private readonly nullIdAnswers: () => number;
 
   constructor(
     private readonly connection: AgentSideConnection,
@@ -46,8 +49,12 @@ export class ScriptedHandlers {
       readonly logger?: Logger;
       readonly env?: Readonly<Record<string, string | undefined>>;
       readonly onSessionsChange?: (sessions: ScenarioSession[]) => void;
+      readonly printLine?: (line: string) => void;
+      readonly nullIdAnswers?: () => number;
     },
   ) {
+    this.printLine = options.printLine;
+    this.nullIdAnswers = options.nullIdAnswers ?? (() => 0);
     this.environment = options.env ?? {};
     this.onSessionsChange = options.onSessionsChange;
     this.setup = scenario.agent ?? {};
@@ -81,7 +88,7 @@ export class ScriptedHandlers {
     };
   }
 
-  authenticate(params: schema.AuthenticateRequest): void {
+  async authenticate(params: schema.AuthenticateRequest): Promise<void> {
     const method = this.setup.authMethods?.find((candidate) => candidate.id === params.methodId);
     if (method === undefined || isTerminalAuth(method)) {
       throw RequestError.invalidParams(
@@ -96,6 +103,19 @@ export class ScriptedHandlers {
       .map((v) => v.name);
     if (missing.length > 0) {
       throw RequestError.internalError(`${missing.join(", ")} is not set`);
+    }
+    const lines = this.setup.loginOutput?.[method.id];
+    const print = this.printLine;
+    if (lines !== undefined && print !== undefined) {
+      const before = this.nullIdAnswers();
+      for (const line of lines) print(line);
+      // The client writes in order: an answer to those lines arrives before its answer to
+      // this request (any answer will do; an unknown method is answered -32601).
+      await this.connection.extMethod("_scripted/login_wait", {}).catch(() => undefined);
+      if (this.nullIdAnswers() > before) {
+        // What Gemini CLI does with the answer it read as the authorization code.
+        throw RequestError.internalError("invalid authorization code");
+      }
     }
     this.authenticated = true;
   }

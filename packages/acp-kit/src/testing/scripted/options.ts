@@ -51,4 +51,11 @@ export interface ScriptedAgentOptions {
    * program passes the local file system.
    */
   readonly fileSystem?: ScriptedFileSystem;
+  /**
+   * v1: writes a line to the agent's stdout outside the protocol (the scenario's
+   * `agent.loginOutput`), through the same writer as the protocol's messages, so that it
+   * lands between two messages. The program passes its stdout. Without it, those lines
+   * are not printed and logins succeed.
+   */
+  readonly printLine?: (line: string) => void;
 }
