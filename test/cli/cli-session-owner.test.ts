@@ -147,7 +147,15 @@ describe("prompt --session: one owner per session", () => {
 
   it("the owner ends after its idle time; its socket is private", async () => {
     const w = workspace();
-    const first = w.start(["prompt", "--session", "work", "--idle", "100ms", "please wait", ...w.agent]);
+    const first = w.start([
+      "prompt",
+      "--session",
+      "work",
+      "--idle",
+      "100ms",
+      "please wait",
+      ...w.agent,
+    ]);
     await until(() => existsSync(w.files.waiting), "the turn to wait");
     const sockets = readdirSync(w.owners).filter((n) => n.endsWith(".sock"));
     expect(sockets).toHaveLength(1);
@@ -190,7 +198,7 @@ describe("prompt --session: one owner per session", () => {
     expect(next.stderr).toContain('"please wait" (was running), "queued one" (not sent)');
   });
 
-  it("an agent that crashes in a turn: that call and the queued ones are told", async () => {
+  it("an agent that crashes in a turn: that call is told, and the next starts a new agent", () => {
     const w = workspace();
     expect(w.run(["prompt", "--session", "work", "hello", ...w.agent]).code).toBe(0);
     const crash = w.run(["prompt", "--session", "work", "crash now", ...w.agent]);

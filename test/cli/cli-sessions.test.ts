@@ -37,7 +37,9 @@ function workspace(scenario: Record<string, unknown> = {}) {
   const file = join(dir, "scenario.json");
   const sessionsFile = join(dir, "agent-sessions.json");
   writeFileSync(file, JSON.stringify({ ...base, ...scenario }));
-  const env = { ACP_KIT_STATE_DIR: join(dir, "state") };
+  // A session's owner ends as soon as its prompts are done: each call starts the agent
+  // afresh, as these tests expect (cli-session-owner.test.ts has the warm owner).
+  const env = { ACP_KIT_STATE_DIR: join(dir, "state"), ACP_KIT_SESSION_IDLE: "0" };
   const agent = [
     process.execPath,
     scriptedAgent,

@@ -864,7 +864,13 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
         const owner = await import("./owner-command.js");
         const spec = await owner.readOwnerSpec();
         const target = withProtocol(await agentTarget(spec.words, spec.opts), spec.opts.protocol);
-        const memory = await sessionMemory(target, spec.words, spec.opts);
+        // The session list's warnings go to the callers waiting.
+        const warnings: { to?: (message: string) => void } = {};
+        const { RecentSessions } = await import("./recent-sessions.js");
+        const memory = {
+          ...(await sessionMemory(target, spec.words, spec.opts)),
+          store: new RecentSessions({ warn: (m) => warnings.to?.(m) }),
+        };
         const { runSessionOwner } = await import("./session-owner.js");
         await runSessionOwner({
           target,
@@ -875,6 +881,7 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
           choices: choicesOf(spec.opts),
           ...(await mcpServersOf(spec.opts)),
           idleMs: spec.idleMs,
+          warnings,
         });
         process.exit(0);
       } catch (error) {
@@ -916,9 +923,14 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
               if (key === undefined) throw new UsageError("No session to continue here.");
             }
             if (name === "status") {
-              process.exitCode = await owner.runStatusCommand(key, process.stdout, opts.json === true);
+              process.exitCode = await owner.runStatusCommand(
+                key,
+                process.stdout,
+                opts.json === true,
+              );
             } else {
-              if (key === undefined) throw new UsageError("Say which session: --session NAME AGENT.");
+              if (key === undefined)
+                throw new UsageError("Say which session: --session NAME AGENT.");
               process.exitCode = await owner.runCancelCommand(key, process.stdout);
             }
           } catch (error) {

@@ -54,10 +54,12 @@ function pairs(
 
 function strings(value: unknown, where: string): string[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
-    throw new UsageError(`--mcp-config: ${where} is not a list of strings.`);
-  }
-  return value as string[];
+  if (!Array.isArray(value)) throw new UsageError(`--mcp-config: ${where} is not a list.`);
+  return value.map((v: unknown) => {
+    if (typeof v !== "string")
+      throw new UsageError(`--mcp-config: ${where} is not a list of strings.`);
+    return v;
+  });
 }
 
 /** One server of the file as the protocol has it. */

@@ -39,10 +39,7 @@ function tryConnect(socket: string): Promise<Socket | undefined> {
  * A connection to the session's owner; `start` starts one when none answers, which is
  * then waited for (a bounded wait). Undefined when none answers.
  */
-async function ownerConnection(
-  paths: OwnerPaths,
-  start: () => void,
-): Promise<Socket | undefined> {
+async function ownerConnection(paths: OwnerPaths, start: () => void): Promise<Socket | undefined> {
   const first = await tryConnect(paths.socket);
   if (first !== undefined) return first;
   start();
@@ -106,11 +103,14 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
     conn.write(
       `${JSON.stringify({ type: "prompt", text: options.text, wait: !options.noWait, flags: options.flags })}\n`,
     );
-    let exitCode: number | undefined;
-    let ending = false;
-    let queued = false;
-    let sessionId: string | undefined;
-    let resumable = false;
+    // What the owner said (set in the callback below).
+    const got: {
+      exitCode?: number;
+      sessionId?: string;
+      ending: boolean;
+      queued: boolean;
+      resumable: boolean;
+    } = { ending: false, queued: false, resumable: false };
     // Ctrl-C: cancel the turn (the owner and the session go on); again: leave.
     let interrupts = 0;
     const onSigint = (): void => {
@@ -121,34 +121,37 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
     };
     if (!options.noWait) process.on("SIGINT", onSigint);
     await messages(conn, (m) => {
-      if (m.type === "ending") ending = true;
+      if (m.type === "ending") got.ending = true;
       else if (m.type === "queued") {
-        queued = true;
+        got.queued = true;
         const ahead = typeof m.ahead === "number" ? m.ahead : 0;
         if (options.noWait) {
           err.write(
             `acp-kit: queued${ahead > 0 ? ` behind ${ahead} prompt${ahead === 1 ? "" : "s"}` : ""}; see \`acp-kit status ${options.sessionWords}\`.\n`,
           );
         } else if (ahead > 0) {
-          err.write(`acp-kit: waiting behind ${ahead} prompt${ahead === 1 ? "" : "s"} of this session\n`);
+          err.write(
+            `acp-kit: waiting behind ${ahead} prompt${ahead === 1 ? "" : "s"} of this session\n`,
+          );
         }
       } else if (m.type === "out" && typeof m.text === "string") out.write(m.text);
       else if (m.type === "err" && typeof m.text === "string") err.write(m.text);
       else if (m.type === "end") {
-        exitCode = typeof m.exitCode === "number" ? m.exitCode : ExitCodes.FAILURE;
-        if (typeof m.sessionId === "string") sessionId = m.sessionId;
-        resumable = m.resumable === true;
+        got.exitCode = typeof m.exitCode === "number" ? m.exitCode : ExitCodes.FAILURE;
+        if (typeof m.sessionId === "string") got.sessionId = m.sessionId;
+        got.resumable = m.resumable === true;
         conn.end();
       }
     });
     process.off("SIGINT", onSigint);
-    if (ending) {
+    const { exitCode, sessionId, resumable } = got;
+    if (got.ending) {
       // The owner was on its way out: wait for it to go, then start a new one.
       await new Promise((resolve) => setTimeout(resolve, 50));
       continue;
     }
     if (options.noWait) {
-      if (queued) return ExitCodes.OK;
+      if (got.queued) return ExitCodes.OK;
       err.write("acp-kit: the session's owner ended before taking the prompt; it was not sent.\n");
       return ExitCodes.AGENT_CRASHED;
     }
@@ -187,7 +190,7 @@ export async function ownerRequest(
 export function statusText(status: OwnerMessage): string {
   const queued = Array.isArray(status.queued) ? status.queued : [];
   const lines = [
-    `session ${typeof status.name === "string" ? `"${status.name}" ` : ""}${String(status.sessionId ?? "(opening)")}`,
+    `session ${typeof status.name === "string" ? `"${status.name}" ` : ""}${typeof status.sessionId === "string" ? status.sessionId : "(opening)"}`,
     `  agent ${String(status.agent)} in ${String(status.cwd)}; owner pid ${String(status.pid)}`,
     typeof status.running === "string"
       ? `  running: ${JSON.stringify(status.running.slice(0, 80))}`
@@ -213,7 +216,10 @@ export async function runningOwners(dir: string): Promise<{ socket: string; queu
         socket?: unknown;
       };
       if (typeof info.pid === "number" && alive(info.pid) && typeof info.socket === "string") {
-        found.push({ socket: info.socket, queue: join(dir, name.replace(/\.json$/, ".queue.json")) });
+        found.push({
+          socket: info.socket,
+          queue: join(dir, name.replace(/\.json$/, ".queue.json")),
+        });
       }
     } catch {
       // Gone meanwhile, or not ours.

@@ -8,7 +8,13 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { ExitCodes } from "./exit-codes.js";
-import { leftoverText, ownerRequest, promptThroughOwner, runningOwners, statusText } from "./owner-client.js";
+import {
+  leftoverText,
+  ownerRequest,
+  promptThroughOwner,
+  runningOwners,
+  statusText,
+} from "./owner-client.js";
 import type { PolicyFlags } from "./policy-flags.js";
 import { defaultStateDir } from "./recent-sessions.js";
 import { resumeCommand, shellWord, type SessionMemory } from "./session-memory.js";

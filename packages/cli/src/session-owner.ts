@@ -28,7 +28,12 @@ import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.
 import type { McpServers } from "./mcp-config.js";
 import { policiesFromFlags, policySource, type PolicyFlags } from "./policy-flags.js";
 import { PromptReport, type PermissionDecider } from "./prompt-report.js";
-import { promptSession, rememberSessions, restoreOrNew, type SessionMemory } from "./session-memory.js";
+import {
+  promptSession,
+  rememberSessions,
+  restoreOrNew,
+  type SessionMemory,
+} from "./session-memory.js";
 import type { SessionChoices } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
 
@@ -123,6 +128,8 @@ export interface OwnerOptions {
   readonly mcpServers?: McpServers;
   /** How long to wait with nothing to do before ending (0: end as soon as the queue is empty). */
   readonly idleMs: number;
+  /** The owner sets `to`: where the session list's warnings go (the callers waiting). */
+  readonly warnings?: { to?: (message: string) => void };
 }
 
 function send(conn: Socket | undefined, message: object): void {
@@ -204,7 +211,9 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
 
   const saveQueue = async (): Promise<void> => {
     const entries: QueuedPrompt[] = [
-      ...(running === undefined ? [] : [{ text: running.text, queuedAt: running.queuedAt, running: true }]),
+      ...(running === undefined
+        ? []
+        : [{ text: running.text, queuedAt: running.queuedAt, running: true }]),
       ...queue.map((e) => ({ text: e.text, queuedAt: e.queuedAt })),
     ];
     if (entries.length === 0) await rm(paths.queue, { force: true });
@@ -232,7 +241,11 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
       requestPermission: async (params, context) => {
         deciders.delete(params.toolCall.toolCallId);
         const response = await client.requestPermission(params, context);
-        report?.permission(params, response, deciders.get(params.toolCall.toolCallId) ?? { by: "nobody" });
+        report?.permission(
+          params,
+          response,
+          deciders.get(params.toolCall.toolCallId) ?? { by: "nobody" },
+        );
         return response;
       },
     }),
@@ -249,13 +262,18 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
           ? undefined
           : async (lost) => {
               await memory.store.forget(memory.agent, memory.cwd, lost);
-              broadcast(`acp-kit: the agent no longer has session ${lost}; "${name}" is now a new session.\n`);
+              broadcast(
+                `acp-kit: the agent no longer has session ${lost}; "${name}" is now a new session.\n`,
+              );
               return true;
             },
       );
     },
   });
   const remembering = rememberSessions(controller, memory, options.name);
+  if (options.warnings !== undefined) {
+    options.warnings.to = (message) => broadcast(`acp-kit: ${message}\n`);
+  }
   /** Said to every caller waiting (before the turns start: the start's news). */
   const broadcast = (text: string): void => {
     for (const e of [running, ...queue]) send(e?.conn, { type: "err", text });
@@ -282,6 +300,8 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
 
   let started: Promise<void> | undefined;
   let startFailure: { exitCode: number; message: string } | undefined;
+  /** The agent started and the session opened. */
+  let agentUp = false;
   let finished: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (finished = resolve));
 
@@ -352,7 +372,12 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     await memory.store.flush();
     running = undefined;
     await saveQueue();
-    send(entry.conn, { type: "end", exitCode, sessionId: controller.sessionId, resumable: remembering.resumable() !== undefined });
+    send(entry.conn, {
+      type: "end",
+      exitCode,
+      sessionId: controller.sessionId,
+      resumable: remembering.resumable() !== undefined,
+    });
     if (agentGone) {
       await failAll({
         exitCode: ExitCodes.AGENT_CRASHED,
@@ -387,6 +412,7 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
           void failAll(startFailure);
           return;
         }
+        agentUp = true;
         void next();
       },
       (error: unknown) => {
@@ -430,7 +456,7 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     if (message.type === "prompt" && typeof message.text === "string") {
       const entry: Entry = {
         text: message.text,
-        flags: typeof message.flags === "object" && message.flags !== null ? (message.flags as PolicyFlags) : {},
+        flags: policyFlagsOf(message.flags),
         conn: message.wait === false ? undefined : conn,
         queuedAt: new Date().toISOString(),
       };
@@ -468,7 +494,7 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
 
   controller.onChange(() => {
     // The agent ended between turns: nothing to keep warm.
-    if (controller.phase === "exited" && running === undefined && !ending) {
+    if (agentUp && controller.phase === "exited" && running === undefined && !ending) {
       void failAll({
         exitCode: ExitCodes.AGENT_CRASHED,
         message: "the agent ended before this prompt was sent; send it again",
@@ -478,6 +504,18 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
   // The call that started the owner connects at once; one that went away leaves it idle.
   idleTimer = setTimeout(() => void end(), Math.max(options.idleMs, 30_000));
   await done;
+}
+
+/** The permission flags a caller sent (only the fields of {@link PolicyFlags}). */
+function policyFlagsOf(value: unknown): PolicyFlags {
+  if (typeof value !== "object" || value === null) return {};
+  const v = value as Record<string, unknown>;
+  return {
+    ...(v.yes === true ? { yes: true } : {}),
+    ...(v.allowReads === true ? { allowReads: true } : {}),
+    ...(v.denyAll === true ? { denyAll: true } : {}),
+    ...(typeof v.policy === "string" ? { policy: v.policy } : {}),
+  };
 }
 
 /** The prompts in a queue file (none when there is none or it is unreadable). */
