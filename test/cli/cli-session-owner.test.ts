@@ -211,6 +211,87 @@ describe("prompt --session: one owner per session", () => {
   });
 });
 
+describe("sessions show, history, export, close; titles", () => {
+  it("records each turn: show and history without the agent, export as Markdown and JSON", () => {
+    const w = workspace();
+    expect(
+      w.run(["prompt", "--session", "work", "hello there\nsecond line", ...w.agent]).code,
+    ).toBe(0);
+    // The first prompt's first line is the title until the agent gives one.
+    const listed = () =>
+      JSON.parse(w.run(["sessions", "--json"]).stdout) as { title?: string; sessionId: string }[];
+    expect(listed()).toEqual([expect.objectContaining({ title: "hello there" })]);
+    expect(w.run(["prompt", "--session", "work", "title: Parser work", ...w.agent]).code).toBe(0);
+    expect(listed()).toEqual([expect.objectContaining({ title: "Parser work" })]);
+    const sessionId = listed()[0]?.sessionId ?? "";
+    // The agent is not asked: the owner is ended first (its agent with it).
+    expect(w.run(["sessions", "close", "work", ...w.agent])).toMatchObject({
+      code: 0,
+      stdout: `Closed session ${sessionId}.\n`,
+    });
+    const agents = w.starts().length;
+    const show = w.run(["sessions", "show", "work"]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toBe(
+      `> hello there\n> second line\n\nturn 1 of ${sessionId}: hello there\nsecond line\n\n> title: Parser work\n\nturn 2 of ${sessionId}: title: Parser work\n`,
+    );
+    expect(w.run(["sessions", "history", sessionId.slice(0, 4)]).stdout).toBe(
+      "  1  hello there\n     second line\n  2  title: Parser work\n",
+    );
+    const md = w.run(["sessions", "export", "work"]).stdout;
+    expect(md).toMatch(/^# Parser work\n/);
+    expect(md).toContain("## You\n\n> hello there\n> second line");
+    const json = JSON.parse(w.run(["sessions", "export", "--format", "json", "work"]).stdout) as {
+      items: unknown[];
+    };
+    expect(json.items).toEqual([
+      { type: "message", role: "user", text: "hello there\nsecond line" },
+      { type: "message", role: "agent", text: `turn 1 of ${sessionId}: hello there\nsecond line` },
+      { type: "message", role: "user", text: "title: Parser work" },
+      { type: "message", role: "agent", text: `turn 2 of ${sessionId}: title: Parser work` },
+    ]);
+    expect(w.starts()).toHaveLength(agents);
+    expect(statSync(join(w.state, "transcripts")).mode & 0o777).toBe(0o700);
+  });
+
+  it("close ends a running owner; a session not running says so", async () => {
+    const w = workspace();
+    expect(w.run(["prompt", "--session", "work", "hello", ...w.agent]).code).toBe(0);
+    const [pid] = w.ownerPids();
+    expect(w.run(["sessions", "close", "work"]).code).toBe(0);
+    await until(() => {
+      try {
+        process.kill(pid ?? 0, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    }, "the owner to end");
+    expect(w.run(["sessions", "close", "work"])).toMatchObject({ code: 1 });
+    expect(w.run(["status", "--session", "work", ...w.agent]).code).toBe(1);
+  });
+
+  it("a session whose login failed is not kept", () => {
+    const w = workspace();
+    const scripted = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
+    const scenario = join(repoRoot, "test", "cli", "fixtures", "prompt-scenario.json");
+    const result = w.run([
+      "prompt",
+      "--session",
+      "work",
+      "hello apart",
+      "--",
+      process.execPath,
+      scripted,
+      "--no-delays",
+      scenario,
+    ]);
+    expect(result.code).toBe(20);
+    expect(result.stderr).not.toContain("To resume");
+    expect(JSON.parse(w.run(["sessions", "--json"]).stdout)).toEqual([]);
+  });
+});
+
 describe("--mcp-config", () => {
   it("passes the editors' mcpServers to the agent, secrets read from the environment", () => {
     const w = workspace();

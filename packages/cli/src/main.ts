@@ -1013,7 +1013,9 @@ under your cache directory; see docs/registry.md. Any registry id works wherever
 
   const sessions = program
     .command("sessions")
-    .description("the sessions run and prompt remember, by agent and directory; forget one")
+    .description(
+      "the sessions run and prompt remember, by agent and directory: show, export, close, forget",
+    )
     .argument("[agent...]", "only this agent's: its name, or its command after --")
     .option("--cwd <dir>", "only this directory's", directory, process.cwd())
     .option("--all", "every directory's")
@@ -1025,6 +1027,9 @@ Examples:
   acp-kit sessions                 the sessions remembered here, of every agent
   acp-kit sessions claude --all    claude's sessions, in every directory
   acp-kit sessions forget 3f2a     forget one (by id, start of an id, or name)
+  acp-kit sessions show review     what was said in the session named review
+  acp-kit sessions export 3f2a > session.md
+  acp-kit sessions close review    end its owner (see prompt --session)
 
 The list lives in acp-kit's state directory; see "The session list" in docs/cli.md.`,
     )
@@ -1055,6 +1060,75 @@ The list lives in acp-kit's state directory; see "The session list" in docs/cli.
           session,
           out: process.stdout,
         });
+      } catch (error) {
+        fail(error);
+      }
+    });
+  for (const [name, description, as] of [
+    ["show", "print what acp-kit recorded of a session (without opening the agent)", "show"],
+    ["history", "the prompts sent to a session, numbered", "history"],
+  ] as const) {
+    sessions
+      .command(name)
+      .description(description)
+      .argument("<session>", "its id, a start of it, or its name")
+      .argument("[agent...]", "the agent, when several remember the session")
+      .option("--cwd <dir>", "the session's directory", directory, process.cwd())
+      .option("--all", "look in every directory")
+      .action(async (session: string, words: string[], opts: { cwd: string; all?: boolean }) => {
+        try {
+          const { runSessionsTranscript } = await import("./sessions-command.js");
+          process.exitCode = await runSessionsTranscript({
+            ...sessionsScope(words, opts),
+            session,
+            as,
+            out: process.stdout,
+          });
+        } catch (error) {
+          fail(error);
+        }
+      });
+  }
+  sessions
+    .command("export")
+    .description("a session's recorded transcript as Markdown (or JSON)")
+    .argument("<session>", "its id, a start of it, or its name")
+    .argument("[agent...]", "the agent, when several remember the session")
+    .option("--cwd <dir>", "the session's directory", directory, process.cwd())
+    .option("--all", "look in every directory")
+    .addOption(new Option("--format <format>", "markdown or json").choices(["markdown", "json"]))
+    .action(
+      async (
+        session: string,
+        words: string[],
+        opts: { cwd: string; all?: boolean; format?: "markdown" | "json" },
+      ) => {
+        try {
+          const { runSessionsTranscript } = await import("./sessions-command.js");
+          process.exitCode = await runSessionsTranscript({
+            ...sessionsScope(words, opts),
+            session,
+            as: opts.format ?? "markdown",
+            out: process.stdout,
+          });
+        } catch (error) {
+          fail(error);
+        }
+      },
+    );
+  sessions
+    .command("close")
+    .description("end a session's owner: its turn is cancelled and the agent closes the session")
+    .argument("<session>", "its id, a start of it, or its name")
+    .argument("[agent...]", "the agent, when several remember the session")
+    .option("--cwd <dir>", "the session's directory", directory, process.cwd())
+    .option("--all", "look in every directory")
+    .action(async (session: string, words: string[], opts: { cwd: string; all?: boolean }) => {
+      try {
+        const { sessionRecord } = await import("./sessions-command.js");
+        const { runCloseCommand } = await import("./owner-command.js");
+        const record = await sessionRecord(sessionsScope(words, opts), session);
+        process.exitCode = await runCloseCommand(record, process.stdout);
       } catch (error) {
         fail(error);
       }

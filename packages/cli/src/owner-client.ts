@@ -174,7 +174,7 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
 /** Sends one request to a running owner; its answer, or undefined when none runs. */
 export async function ownerRequest(
   socket: string,
-  request: { type: "status" | "cancel" },
+  request: { type: "status" | "cancel" | "close" },
 ): Promise<OwnerMessage | undefined> {
   const conn = await tryConnect(socket);
   if (conn === undefined) return undefined;

@@ -16,7 +16,8 @@ import {
   statusText,
 } from "./owner-client.js";
 import type { PolicyFlags } from "./policy-flags.js";
-import { defaultStateDir } from "./recent-sessions.js";
+import { defaultStateDir, type SessionRecord } from "./recent-sessions.js";
+import { printable } from "./terminal-text.js";
 import { resumeCommand, shellWord, type SessionMemory } from "./session-memory.js";
 import { DEFAULT_OWNER_IDLE_MS, ownerKey, ownerPaths, type OwnerPaths } from "./session-owner.js";
 
@@ -190,4 +191,25 @@ export async function runCancelCommand(key: string, out: NodeJS.WritableStream):
   }
   out.write(answer.turn === true ? "Cancelling the turn.\n" : "No turn is running.\n");
   return ExitCodes.OK;
+}
+
+/** `acp-kit sessions close`: ends the owner of a remembered session, if one runs. */
+export async function runCloseCommand(
+  record: SessionRecord,
+  out: NodeJS.WritableStream,
+): Promise<number> {
+  const key = ownerKey(
+    record.agent,
+    record.cwd,
+    record.name === undefined ? `id:${record.sessionId}` : `name:${record.name}`,
+  );
+  const answer = await ownerRequest(pathsOf(key).socket, { type: "close" });
+  out.write(
+    printable(
+      answer === undefined
+        ? `Session ${record.sessionId} is not running (nothing to close).`
+        : `Closed session ${record.sessionId}.`,
+    ) + "\n",
+  );
+  return answer === undefined ? ExitCodes.FAILURE : ExitCodes.OK;
 }

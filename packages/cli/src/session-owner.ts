@@ -487,6 +487,25 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
       }
       send(conn, { type: "cancelled", turn });
       conn.end();
+    } else if (message.type === "close") {
+      // `acp-kit sessions close`: the turn is cancelled, the queued prompts are told, the
+      // agent closes the session when it can, and the owner ends.
+      if (running !== undefined && controller.phase === "prompting") {
+        void controller.cancel().catch(() => undefined);
+      }
+      const sessionId = controller.sessionId;
+      const client = controller.client;
+      void (async () => {
+        if (sessionId !== undefined && client?.canClose === true) {
+          await client.closeSession(sessionId).catch(() => undefined);
+        }
+        send(conn, { type: "closed", sessionId: sessionId ?? null });
+        conn.end();
+        await failAll({
+          exitCode: ExitCodes.CANCELLED,
+          message: "the session was closed (acp-kit sessions close) before this prompt ran",
+        });
+      })();
     } else {
       conn.destroy();
     }
