@@ -149,3 +149,38 @@ export function unsupportedServers(
     .map((s) => `${"type" in s ? s.type : "stdio"} MCP servers (${s.name})`)
     .join(", ")}: it does not list them in its mcpCapabilities.`;
 }
+
+/** What a secret value is replaced with. */
+const HIDDEN = "***";
+
+/** A server entry with its `env` and `headers` values hidden (names kept). */
+function hideServer(server: unknown): unknown {
+  if (!isObject(server)) return server;
+  const hide = (list: unknown): unknown =>
+    Array.isArray(list)
+      ? list.map((pair: unknown) => (isObject(pair) ? { ...pair, value: HIDDEN } : pair))
+      : list;
+  return {
+    ...server,
+    ...("env" in server ? { env: hide(server.env) } : {}),
+    ...("headers" in server ? { headers: hide(server.headers) } : {}),
+  };
+}
+
+/**
+ * A JSON-RPC message with the values of its `params.mcpServers` (`env` and `headers`)
+ * hidden, for a trace; undefined when it has none to hide (record it as it is).
+ */
+export function withoutMcpSecrets(message: unknown): unknown {
+  if (!isObject(message) || !isObject(message.params)) return undefined;
+  const servers = message.params.mcpServers;
+  if (!Array.isArray(servers)) return undefined;
+  const secret = servers.some(
+    (s: unknown) =>
+      isObject(s) &&
+      ((Array.isArray(s.env) && s.env.length > 0) ||
+        (Array.isArray(s.headers) && s.headers.length > 0)),
+  );
+  if (!secret) return undefined;
+  return { ...message, params: { ...message.params, mcpServers: servers.map(hideServer) } };
+}
