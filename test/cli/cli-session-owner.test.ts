@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { testTempDir } from "../support/temp-dir.js";
+import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
@@ -208,6 +209,37 @@ describe("prompt --session: one owner per session", () => {
     const next = w.run(["prompt", "--session", "work", "hello again", ...w.agent]);
     expect(next.code).toBe(0);
     expect(w.starts()).toHaveLength(2);
+  });
+});
+
+describe.skipIf(!hasTmux())("prompt --session on a terminal", () => {
+  it("the owner asks the permission question on the terminal of the call whose turn runs", async () => {
+    const w = workspace();
+    const scripted = join(repoRoot, "packages", "acp-kit", "dist", "scripted-agent.js");
+    const scenario = join(repoRoot, "test", "cli", "fixtures", "cli-scenario.json");
+    const agent = [
+      process.execPath,
+      scripted,
+      "--no-delays",
+      "--sessions-file",
+      join(w.dir, "s.json"),
+      scenario,
+    ];
+    const command = `${shellQuote(process.execPath)} ${shellQuote(cli)} prompt --session work 'permission please' -- ${agent.map(shellQuote).join(" ")}`;
+    const t = TmuxSession.start(command, {
+      cwd: w.project,
+      width: 100,
+      height: 30,
+      env: { ACP_KIT_STATE_DIR: w.state },
+    });
+    onTestFinished(() => t.kill());
+    await t.waitFor("Choose 1-2 (Enter: Allow):");
+    // The question came through the owner: it runs.
+    expect(w.ownerPids()).toHaveLength(1);
+    t.send("2");
+    await t.waitFor("REJECTED");
+    const screen = await t.waitFor("[exited 0]");
+    expect(screen).toContain("[permission] Delete build output: Reject (reject_once), by you");
   });
 });
 

@@ -319,6 +319,7 @@ async function ownedPrompt(
     PolicyFlags & { json?: boolean; timeout?: number; wait: boolean; idle?: number },
   memory: import("./session-memory.js").SessionMemory,
   text: string,
+  ask: import("acp-kit/node").PermissionPrompt | undefined,
 ): Promise<number | undefined> {
   const session = {
     ...(opts.session === undefined ? {} : { name: opts.session }),
@@ -358,6 +359,7 @@ async function ownedPrompt(
     out: process.stdout,
     err: process.stderr,
     sessionWords: owner.sessionWordsOf(session, words),
+    ...(ask === undefined ? {} : { ask }),
   });
 }
 
@@ -552,13 +554,13 @@ ${EXIT_CODE_HELP}`,
         const { runPromptCommand } = await import("./prompt-command.js");
         const { terminalAsker } = await import("./terminal-permission.js");
         const promptedText = await promptText(text);
-        const owned = await ownedPrompt(words, opts, memory, promptedText);
+        const ask = opts.json === true ? undefined : terminalAsker();
+        const owned = await ownedPrompt(words, opts, memory, promptedText, ask);
         if (owned !== undefined) {
           process.exitCode = owned;
           return;
         }
         if (!opts.wait) throw new UsageError("--no-wait needs --session NAME or --continue.");
-        const ask = opts.json === true ? undefined : terminalAsker();
         process.exitCode = await runPromptCommand({
           text: promptedText,
           json: opts.json === true,

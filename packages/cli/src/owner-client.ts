@@ -8,6 +8,8 @@
 import { readdir, readFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
+import type { RequestPermissionRequest } from "acp-kit";
+import type { PermissionPrompt } from "acp-kit/node";
 import { ExitCodes } from "./exit-codes.js";
 import type { PolicyFlags } from "./policy-flags.js";
 import { alive, readQueue, type OwnerPaths } from "./session-owner.js";
@@ -89,6 +91,10 @@ export interface OwnerPromptOptions {
   readonly resumeHint?: (sessionId: string) => string | undefined;
   /** What `status` and `cancel` need to name this session (`--session NAME [agent]`). */
   readonly sessionWords: string;
+  /** Asks the permission questions no policy answers (the terminal). */
+  readonly ask?: PermissionPrompt;
+  /** Whether stdout and stderr are one terminal. */
+  readonly sameTerminal?: boolean;
 }
 
 /** Sends the prompt to the session's owner; resolves with the exit code. */
@@ -101,7 +107,14 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       return ExitCodes.FAILURE;
     }
     conn.write(
-      `${JSON.stringify({ type: "prompt", text: options.text, wait: !options.noWait, flags: options.flags })}\n`,
+      `${JSON.stringify({
+        type: "prompt",
+        text: options.text,
+        wait: !options.noWait,
+        flags: options.flags,
+        ask: options.ask !== undefined,
+        sameTerminal: options.sameTerminal === true,
+      })}\n`,
     );
     // What the owner said (set in the callback below).
     const got: {
@@ -120,6 +133,7 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       void ownerRequest(options.paths.socket, { type: "cancel" });
     };
     if (!options.noWait) process.on("SIGINT", onSigint);
+    const questions = new Map<number, AbortController>();
     await messages(conn, (m) => {
       if (m.type === "ending") got.ending = true;
       else if (m.type === "queued") {
@@ -136,7 +150,27 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
         }
       } else if (m.type === "out" && typeof m.text === "string") out.write(m.text);
       else if (m.type === "err" && typeof m.text === "string") err.write(m.text);
-      else if (m.type === "end") {
+      else if (m.type === "ask" && typeof m.id === "number" && options.ask !== undefined) {
+        const id = m.id;
+        const question = new AbortController();
+        questions.set(id, question);
+        void Promise.resolve(
+          options.ask(m.request as RequestPermissionRequest, {
+            signal: question.signal,
+            context: { sessionId: "", cwd: undefined, remembered: new Map() },
+          }),
+        ).then(
+          (outcome) => {
+            questions.delete(id);
+            if (!question.signal.aborted) {
+              conn.write(`${JSON.stringify({ type: "answer", id, outcome: outcome ?? null })}\n`);
+            }
+          },
+          () => questions.delete(id),
+        );
+      } else if (m.type === "withdraw" && typeof m.id === "number") {
+        questions.get(m.id)?.abort();
+      } else if (m.type === "end") {
         got.exitCode = typeof m.exitCode === "number" ? m.exitCode : ExitCodes.FAILURE;
         if (typeof m.sessionId === "string") got.sessionId = m.sessionId;
         got.resumable = m.resumable === true;
@@ -144,6 +178,7 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       }
     });
     process.off("SIGINT", onSigint);
+    for (const question of questions.values()) question.abort();
     const { exitCode, sessionId, resumable } = got;
     if (got.ending) {
       // The owner was on its way out: wait for it to go, then start a new one.

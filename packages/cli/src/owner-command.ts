@@ -6,6 +6,7 @@
  * @module
  */
 import { spawn } from "node:child_process";
+import type { PermissionPrompt } from "acp-kit/node";
 import { resolve } from "node:path";
 import { ExitCodes } from "./exit-codes.js";
 import {
@@ -92,6 +93,8 @@ export interface ViaOwnerOptions {
   readonly err: NodeJS.WritableStream & { isTTY?: boolean };
   /** How `status` and `cancel` name this session. */
   readonly sessionWords: string;
+  /** Asks the permission questions no policy answers (the terminal). */
+  readonly ask?: PermissionPrompt;
 }
 
 /** Starts the owner: this program's `session-owner`, detached, the spec on its stdin. */
@@ -124,6 +127,8 @@ export function promptViaOwner(options: ViaOwnerOptions): Promise<number> {
     out: options.out,
     err: options.err,
     sessionWords: options.sessionWords,
+    ...(options.ask === undefined ? {} : { ask: options.ask }),
+    sameTerminal: options.err.isTTY === true && (options.out as { isTTY?: boolean }).isTTY === true,
     ...(options.err.isTTY === true
       ? { resumeHint: (sessionId: string) => resumeCommand(memory, sessionId) }
       : {}),

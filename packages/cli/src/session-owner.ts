@@ -11,8 +11,11 @@
  * The owner ends after an idle time with nothing to run.
  *
  * The wire, one JSON object per line. A caller sends `{type:"prompt", text, wait, flags}`,
- * `{type:"status"}` or `{type:"cancel"}`; the owner answers a prompt with `queued`, then
- * (when `wait`) the report's `out` and `err` text and `end` with the exit code.
+ * `{type:"status"}`, `{type:"cancel"}` or `{type:"close"}`; the owner answers a prompt
+ * with `queued`, then (when `wait`) the report's `out` and `err` text and `end` with the
+ * exit code. A permission question no policy answers goes to the caller whose turn runs,
+ * when it said it can `ask` (its terminal): `{type:"ask", id, request}`, answered by
+ * `{type:"answer", id, outcome}`, or taken back by `{type:"withdraw", id}`.
  *
  * @module
  */
@@ -22,7 +25,8 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { threadLength } from "acp-kit";
-import type { PermissionPolicy } from "acp-kit/node";
+import type { RequestPermissionOutcome } from "acp-kit";
+import type { PermissionPolicy, PermissionPrompt } from "acp-kit/node";
 import { AgentController } from "./controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
 import type { McpServers } from "./mcp-config.js";
@@ -100,6 +104,18 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** A message from a caller (checked field by field where it is used). */
+interface OwnerRequest {
+  readonly type?: unknown;
+  readonly text?: unknown;
+  readonly wait?: unknown;
+  readonly flags?: unknown;
+  readonly ask?: unknown;
+  readonly sameTerminal?: unknown;
+  readonly id?: unknown;
+  readonly outcome?: unknown;
+}
+
 /** One prompt waiting or running. */
 interface Entry {
   readonly text: string;
@@ -107,6 +123,10 @@ interface Entry {
   /** The caller waiting for the answer (none: `--no-wait`, or it went away). */
   conn: Socket | undefined;
   readonly queuedAt: string;
+  /** The caller can ask its terminal the permission questions no policy answers. */
+  readonly canAsk: boolean;
+  /** The caller's stdout and stderr are one terminal (see `PromptReport`). */
+  readonly sameTerminal: boolean;
 }
 
 /** A prompt in the queue file. */
@@ -230,10 +250,44 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     }
     return undefined;
   };
+  // Permission questions sent to the caller whose turn runs, by id: how to answer each.
+  const asks = new Map<number, (outcome: RequestPermissionOutcome | undefined) => void>();
+  let askIds = 0;
+  const askCaller: PermissionPrompt = (request, info) => {
+    const entry = running;
+    const conn = entry?.conn;
+    if (entry === undefined || conn === undefined || !entry.canAsk) return undefined;
+    const id = ++askIds;
+    return new Promise((resolve) => {
+      const settle = (outcome: RequestPermissionOutcome | undefined): void => {
+        if (!asks.delete(id)) return;
+        // Only an option offered (or a cancel) counts; anything else is the safe answer.
+        const offered =
+          outcome?.outcome === "cancelled" ||
+          (outcome?.outcome === "selected" &&
+            request.options.some((o) => o.optionId === outcome.optionId));
+        if (offered) deciders.set(request.toolCall.toolCallId, { by: "you" });
+        resolve(offered ? outcome : undefined);
+      };
+      asks.set(id, settle);
+      report?.endOutLine();
+      info.signal.addEventListener(
+        "abort",
+        () => {
+          send(conn, { type: "withdraw", id });
+          settle(undefined);
+        },
+        { once: true },
+      );
+      conn.once("close", () => settle(undefined));
+      send(conn, { type: "ask", id, request });
+    });
+  };
   const controller: AgentController = new AgentController({
     target: options.target,
     cwd: memory.cwd,
     policies: [policy],
+    askPermission: askCaller,
     ...(options.choices === undefined ? {} : { choices: options.choices }),
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     wrapClient: (client) => ({
@@ -347,7 +401,11 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     await saveQueue();
     for (const e of queue) send(e.conn, { type: "queued", ahead: queue.indexOf(e) + 1 });
     turnPolicies = policiesFromFlags(entry.flags);
-    const turnReport = new PromptReport(toCaller(entry, "out"), toCaller(entry, "err"), false);
+    const turnReport = new PromptReport(
+      toCaller(entry, "out"),
+      toCaller(entry, "err"),
+      entry.sameTerminal,
+    );
     report = turnReport;
     const off = controller.sessions.subscribe(turnReport.update);
     let exitCode: number;
@@ -432,7 +490,7 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
       for (let i = buffer.indexOf("\n"); i !== -1; i = buffer.indexOf("\n")) {
         const line = buffer.slice(0, i);
         buffer = buffer.slice(i + 1);
-        let message: { type?: unknown; text?: unknown; wait?: unknown; flags?: unknown };
+        let message: OwnerRequest;
         try {
           message = JSON.parse(line) as typeof message;
         } catch {
@@ -444,10 +502,7 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     });
   };
 
-  const handle = (
-    conn: Socket,
-    message: { type?: unknown; text?: unknown; wait?: unknown; flags?: unknown },
-  ): void => {
+  const handle = (conn: Socket, message: OwnerRequest): void => {
     if (ending) {
       send(conn, { type: "ending" });
       conn.end();
@@ -459,12 +514,21 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
         flags: policyFlagsOf(message.flags),
         conn: message.wait === false ? undefined : conn,
         queuedAt: new Date().toISOString(),
+        canAsk: message.ask === true && message.wait !== false,
+        sameTerminal: message.sameTerminal === true,
       };
       conn.on("close", () => {
         entry.conn = undefined;
       });
       enqueue(entry, conn);
       if (message.wait === false) conn.end();
+    } else if (message.type === "answer" && typeof message.id === "number") {
+      const outcome = message.outcome;
+      asks.get(message.id)?.(
+        typeof outcome === "object" && outcome !== null
+          ? (outcome as RequestPermissionOutcome)
+          : undefined,
+      );
     } else if (message.type === "status") {
       send(conn, {
         type: "status",
