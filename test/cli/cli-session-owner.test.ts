@@ -146,6 +146,40 @@ describe("prompt --session: one owner per session", () => {
     expect(w.starts()).toHaveLength(1);
   });
 
+  it("--timeout takes a queued prompt out, or cancels the call's own turn (exit 15)", async () => {
+    const w = workspace();
+    const first = w.start(["prompt", "--session", "work", "please wait", ...w.agent]);
+    await until(() => existsSync(w.files.waiting), "the first turn to wait");
+    const queued = w.run([
+      "prompt",
+      "--session",
+      "work",
+      "--timeout",
+      "200ms",
+      "later",
+      ...w.agent,
+    ]);
+    expect(queued.code).toBe(15);
+    expect(queued.stderr).toContain("the prompt was taken out of the queue");
+    // The other caller's turn goes on.
+    expect(w.status()).toMatchObject({ running: "please wait", queued: [] });
+    expect(w.run(["cancel", "--session", "work", ...w.agent]).code).toBe(0);
+    expect((await first).code).toBe(13);
+    const own = w.run([
+      "prompt",
+      "--session",
+      "work",
+      "--timeout",
+      "200ms",
+      "wait again",
+      ...w.agent,
+    ]);
+    expect(own.code).toBe(15);
+    expect(own.stdout).toMatch(/^turn 2 of s\d+-1: wait again\n$/);
+    expect(own.stderr).toContain("(stop reason: cancelled)");
+    expect(w.starts()).toHaveLength(1);
+  });
+
   it("the owner ends after its idle time; its socket is private", async () => {
     const w = workspace();
     const first = w.start([

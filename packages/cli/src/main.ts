@@ -309,7 +309,7 @@ async function sessionMemory(
 }
 
 /**
- * `prompt --session NAME` / `--continue` without `--json`, `--timeout` or `--auth` (on Unix): sent
+ * `prompt --session NAME` / `--continue` without `--json` or `--auth` (on Unix): sent
  * to the session's owner, started when none runs; undefined when the prompt is to run
  * here (`ACP_KIT_SESSION_OWNER=0`, or nothing to continue).
  */
@@ -326,7 +326,7 @@ async function ownedPrompt(
     ...(opts.continue === true ? { continue: true } : {}),
   };
   if (session.name === undefined && session.continue !== true) return undefined;
-  if (opts.json === true || opts.timeout !== undefined || opts.auth !== undefined) return undefined;
+  if (opts.json === true || opts.auth !== undefined) return undefined;
   if (process.platform === "win32") {
     return undefined;
   }
@@ -360,6 +360,7 @@ async function ownedPrompt(
     err: process.stderr,
     sessionWords: owner.sessionWordsOf(session, words),
     ...(ask === undefined ? {} : { ask }),
+    ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout }),
   });
 }
 

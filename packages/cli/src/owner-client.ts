@@ -95,6 +95,8 @@ export interface OwnerPromptOptions {
   readonly ask?: PermissionPrompt;
   /** Whether stdout and stderr are one terminal. */
   readonly sameTerminal?: boolean;
+  /** `--timeout`: how long the call may take, in ms; then its turn is cancelled (exit 15). */
+  readonly timeoutMs?: number;
 }
 
 /** Sends the prompt to the session's owner; resolves with the exit code. */
@@ -130,9 +132,20 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       interrupts += 1;
       if (interrupts > 1) process.exit(130);
       err.write("acp-kit: Ctrl-C: cancelling the turn (Ctrl-C again to leave it running)\n");
-      void ownerRequest(options.paths.socket, { type: "cancel" });
+      conn.write(`${JSON.stringify({ type: "cancel" })}\n`);
     };
     if (!options.noWait) process.on("SIGINT", onSigint);
+    // --timeout: the turn is cancelled (the owner and the session go on); exit 15.
+    let timedOut = false;
+    const timeoutMs = options.timeoutMs;
+    const timer =
+      timeoutMs === undefined || options.noWait
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            err.write(`acp-kit: --timeout ${timeoutMs}ms reached: cancelling the turn\n`);
+            conn.write(`${JSON.stringify({ type: "cancel" })}\n`);
+          }, timeoutMs);
     const questions = new Map<number, AbortController>();
     await messages(conn, (m) => {
       if (m.type === "ending") got.ending = true;
@@ -178,6 +191,7 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       }
     });
     process.off("SIGINT", onSigint);
+    if (timer !== undefined) clearTimeout(timer);
     for (const question of questions.values()) question.abort();
     const { exitCode, sessionId, resumable } = got;
     if (got.ending) {
@@ -196,6 +210,7 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       );
       return ExitCodes.AGENT_CRASHED;
     }
+    if (timedOut) return ExitCodes.TIMED_OUT;
     if (sessionId !== undefined && resumable) {
       const hint = options.resumeHint?.(sessionId);
       if (hint !== undefined) err.write(`To resume this session: ${printable(hint)}\n`);

@@ -95,6 +95,8 @@ export interface ViaOwnerOptions {
   readonly sessionWords: string;
   /** Asks the permission questions no policy answers (the terminal). */
   readonly ask?: PermissionPrompt;
+  /** `--timeout`, in ms. */
+  readonly timeoutMs?: number;
 }
 
 /** Starts the owner: this program's `session-owner`, detached, the spec on its stdin. */
@@ -128,6 +130,7 @@ export function promptViaOwner(options: ViaOwnerOptions): Promise<number> {
     err: options.err,
     sessionWords: options.sessionWords,
     ...(options.ask === undefined ? {} : { ask: options.ask }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     sameTerminal: options.err.isTTY === true && (options.out as { isTTY?: boolean }).isTTY === true,
     ...(options.err.isTTY === true
       ? { resumeHint: (sessionId: string) => resumeCommand(memory, sessionId) }

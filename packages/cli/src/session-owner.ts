@@ -543,6 +543,18 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
         idleMs: options.idleMs,
       });
       conn.end();
+    } else if (message.type === "cancel" && queue.some((e) => e.conn === conn)) {
+      // A caller's own prompt, not run yet (Ctrl-C, --timeout): taken out of the queue.
+      const index = queue.findIndex((e) => e.conn === conn);
+      const [entry] = queue.splice(index, 1);
+      void saveQueue();
+      send(entry?.conn, { type: "err", text: "acp-kit: the prompt was taken out of the queue\n" });
+      send(entry?.conn, { type: "end", exitCode: ExitCodes.CANCELLED });
+      idle();
+    } else if (message.type === "cancel" && running !== undefined && running.conn === conn) {
+      // A caller's own turn.
+      report?.cancelling();
+      void controller.cancel().catch(() => undefined);
     } else if (message.type === "cancel") {
       const turn = running !== undefined && controller.phase === "prompting";
       if (turn) {
