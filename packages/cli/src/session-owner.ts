@@ -551,7 +551,7 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
       send(entry?.conn, { type: "err", text: "acp-kit: the prompt was taken out of the queue\n" });
       send(entry?.conn, { type: "end", exitCode: ExitCodes.CANCELLED });
       idle();
-    } else if (message.type === "cancel" && running !== undefined && running.conn === conn) {
+    } else if (message.type === "cancel" && running?.conn === conn) {
       // A caller's own turn.
       report?.cancelling();
       void controller.cancel().catch(() => undefined);
