@@ -136,13 +136,13 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
     };
     if (!options.noWait) process.on("SIGINT", onSigint);
     // --timeout: the turn is cancelled (the owner and the session go on); exit 15.
-    let timedOut = false;
+    const timeout = { reached: false };
     const timeoutMs = options.timeoutMs;
     const timer =
       timeoutMs === undefined || options.noWait
         ? undefined
         : setTimeout(() => {
-            timedOut = true;
+            timeout.reached = true;
             err.write(`acp-kit: --timeout ${timeoutMs}ms reached: cancelling the turn\n`);
             conn.write(`${JSON.stringify({ type: "cancel" })}\n`);
           }, timeoutMs);
@@ -210,7 +210,7 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       );
       return ExitCodes.AGENT_CRASHED;
     }
-    if (timedOut) return ExitCodes.TIMED_OUT;
+    if (timeout.reached) return ExitCodes.TIMED_OUT;
     if (sessionId !== undefined && resumable) {
       const hint = options.resumeHint?.(sessionId);
       if (hint !== undefined) err.write(`To resume this session: ${printable(hint)}\n`);
