@@ -20,6 +20,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { chmod, link, lstat, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
@@ -94,13 +95,22 @@ export async function privateDir(dir: string): Promise<void> {
   if ((info.mode & 0o077) !== 0) await chmod(dir, 0o700);
 }
 
-/** Whether a process is alive. */
+/**
+ * Whether a process is alive. A zombie (ended, not yet reaped: a killed owner whose parent
+ * has not collected it) is not: on Linux its state in `/proc` says so.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (name) S ...": the state follows the last ")".
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return true;
   }
 }
 
