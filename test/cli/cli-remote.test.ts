@@ -4,7 +4,7 @@
  * own exit code (33) and a 401 the login one (20); the URL's secrets are never printed or
  * recorded.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -195,9 +195,12 @@ describe("--url never shows the URL's secrets", { timeout: 120_000 }, () => {
     const pid = agentPid(result.stdout);
     leftovers.push(pid);
     expect(await waitFor(() => !alive(pid))).toBe(true);
-    const files = readdirSync(state);
-    expect(files.length).toBeGreaterThan(0);
-    for (const file of files) clean(readFileSync(join(state, file), "utf8"));
+    // Every file of the state directory (the session list, the recorded transcripts).
+    const files = (readdirSync(state, { recursive: true }) as string[])
+      .map((f) => join(state, f))
+      .filter((f) => statSync(f).isFile());
+    expect(files.length).toBeGreaterThan(1);
+    for (const file of files) clean(readFileSync(file, "utf8"));
   });
 
   it("not in a trace --url recording", async () => {

@@ -37,7 +37,9 @@ function workspace(scenario: Record<string, unknown> = {}) {
   const file = join(dir, "scenario.json");
   const sessionsFile = join(dir, "agent-sessions.json");
   writeFileSync(file, JSON.stringify({ ...base, ...scenario }));
-  const env = { ACP_KIT_STATE_DIR: join(dir, "state") };
+  // A session's owner ends as soon as its prompts are done: each call starts the agent
+  // afresh, as these tests expect (cli-session-owner.test.ts has the warm owner).
+  const env = { ACP_KIT_STATE_DIR: join(dir, "state"), ACP_KIT_SESSION_IDLE: "0" };
   const agent = [
     process.execPath,
     scriptedAgent,
@@ -115,12 +117,13 @@ describe("acp-kit prompt --session / --continue", () => {
       expect.objectContaining({ sessionId: "session-2", name: "other", cwd: w.project }),
       expect.objectContaining({ sessionId: "session-1", name: "work", cwd: w.project }),
     ]);
-    // No environment value is stored: only these fields.
+    // No environment value is stored: only these fields; the title is the first prompt's.
     for (const record of w.remembered()) {
       expect(Object.keys(record).sort()).toEqual(
-        ["agent", "createdAt", "cwd", "lastUsedAt", "name", "sessionId"].sort(),
+        ["agent", "createdAt", "cwd", "lastUsedAt", "name", "sessionId", "title"].sort(),
       );
     }
+    expect(w.remembered()[1]).toMatchObject({ title: "where are you" });
   });
 
   it("remembers the title the agent gives the session", () => {
@@ -447,7 +450,7 @@ describe.runIf(hasTmux())("acp-kit run --resume: the picker", () => {
     await t.waitFor("Resume a session (3 here)");
     const screen = await t.waitFor("Fix the parser");
     expect(screen).toMatch(
-      /❯ \+ New session.*\n.* {2}mine · just now.*\n.*Write docs · \d+ days ago.*\n.*Fix the parser · \d+ days ago/,
+      / {2}\+ New session.*\n.*❯ where · "mine" · just now.*\n.*Write docs · \d+ days ago.*\n.*Fix the parser · \d+ days ago/,
     );
     expect(screen).not.toContain("Another directory");
     // Three keys in one chunk: the highlight is read as each comes.
@@ -474,7 +477,8 @@ describe.runIf(hasTmux())("acp-kit run --resume: the picker", () => {
     expect(left.screen()).not.toContain("To resume");
     const fresh = start(w, ["--resume"]);
     await fresh.waitFor("Resume a session (1 here)");
-    fresh.keys("Enter");
+    // The most recent session is highlighted; the row above it is a new session.
+    fresh.keys("Up", "Enter");
     await fresh.waitFor("mode: Ask");
     fresh.send("where");
     await fresh.waitFor(`in ${w.project}`);

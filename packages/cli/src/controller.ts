@@ -30,6 +30,7 @@ import type { PermissionPolicy } from "acp-kit/node";
 import { spawnAgent, type SpawnedAgent } from "acp-kit/node";
 import type { AgentExit } from "acp-kit/node";
 import type { TerminalOutputEvent } from "acp-kit/node";
+import { unsupportedServers } from "./mcp-config.js";
 import { resolveChoice, type SessionChoices } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
 
@@ -65,6 +66,8 @@ export interface ControllerOptions {
   readonly sessionSetupTimeoutMs?: number;
   /** The mode and model each session opened gets (`--mode`, `--model`). */
   readonly choices?: SessionChoices;
+  /** The MCP servers every session is opened with (`--mcp-config`); default none. */
+  readonly mcpServers?: readonly schema.McpServer[];
   /**
    * Opens the first session of the first agent process, in place of `session/new` (to
    * restore a remembered one: see {@link AgentController.openExisting}). Called once the
@@ -309,7 +312,10 @@ export class AgentController {
   async openSession(): Promise<void> {
     const client = this.requireClient();
     try {
-      const { sessionId } = await client.newSession({ cwd: this.options.cwd, mcpServers: [] });
+      const { sessionId } = await client.newSession({
+        cwd: this.options.cwd,
+        mcpServers: this.mcpServers(),
+      });
       this.sessionId = sessionId;
       this.authFailure = undefined;
       await this.applyChoices(client, sessionId);
@@ -507,6 +513,20 @@ export class AgentController {
     return sessions;
   }
 
+  /**
+   * The sessions' MCP servers (`--mcp-config`); an error when the agent does not take
+   * some of them (an `http` or `sse` server it does not list in `mcpCapabilities`).
+   */
+  private mcpServers(): schema.McpServer[] {
+    const servers = this.options.mcpServers ?? [];
+    const refused = unsupportedServers(
+      servers,
+      this.info?.agentCapabilities?.mcpCapabilities ?? undefined,
+    );
+    if (refused !== undefined) throw new Error(`--mcp-config: ${refused}`);
+    return [...servers];
+  }
+
   /** How {@link AgentController.switchSession} would open a session, if the agent can. */
   get restoreMethod(): "session/load" | "session/resume" | undefined {
     return this.client?.restoreMethod;
@@ -520,7 +540,7 @@ export class AgentController {
     const { method } = await this.requireClient().restoreSession({
       sessionId,
       cwd: this.options.cwd,
-      mcpServers: [],
+      mcpServers: this.mcpServers(),
     });
     this.sessionId = sessionId;
     this.authFailure = undefined;

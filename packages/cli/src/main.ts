@@ -147,7 +147,20 @@ function withProtocol(
 function withChoiceOptions(command: Command): Command {
   return command
     .option("--mode <id>", "the session's mode (an id or name the agent offers)")
-    .option("--model <id>", "the session's model (an id or name the agent offers)");
+    .option("--model <id>", "the session's model (an id or name the agent offers)")
+    .option(
+      "--mcp-config <file>",
+      "MCP servers for the agent: a JSON file with an mcpServers object, as editors use",
+    );
+}
+
+/** The servers of `--mcp-config`, if given. */
+async function mcpServersOf(
+  opts: ChoiceFlags,
+): Promise<{ mcpServers?: import("./mcp-config.js").McpServers }> {
+  if (opts.mcpConfig === undefined) return {};
+  const { readMcpConfig } = await import("./mcp-config.js");
+  return { mcpServers: await readMcpConfig(opts.mcpConfig) };
 }
 
 /** The `--mode` and `--model` values given. */
@@ -228,7 +241,7 @@ commands. /mode, /model and /sessions alone open a picker (↑↓, Enter, Esc).
 An unknown --mode or --model value exits with code 2, naming the values the agent offers.`;
 
 /** `--mode` and `--model`. */
-type ChoiceFlags = { mode?: string; model?: string };
+type ChoiceFlags = { mode?: string; model?: string; mcpConfig?: string };
 
 /** The options of `run`. */
 type RunFlags = PolicyFlags &
@@ -307,6 +320,62 @@ async function sessionMemory(
   };
 }
 
+/**
+ * `prompt --session NAME` / `--continue` without `--json` or `--auth` (on Unix): sent
+ * to the session's owner, started when none runs; undefined when the prompt is to run
+ * here (`ACP_KIT_SESSION_OWNER=0`, or nothing to continue).
+ */
+async function ownedPrompt(
+  words: readonly string[],
+  opts: import("./owner-command.js").OwnerFlags &
+    PolicyFlags & { json?: boolean; timeout?: number; wait: boolean; idle?: number },
+  memory: import("./session-memory.js").SessionMemory,
+  text: string,
+  ask: import("acp-kit/node").PermissionPrompt | undefined,
+): Promise<number | undefined> {
+  const session = {
+    ...(opts.session === undefined ? {} : { name: opts.session }),
+    ...(opts.continue === true ? { continue: true } : {}),
+  };
+  if (session.name === undefined && session.continue !== true) return undefined;
+  if (opts.json === true || opts.auth !== undefined) return undefined;
+  if (process.platform === "win32") {
+    return undefined;
+  }
+  if (process.env.ACP_KIT_SESSION_OWNER === "0") return undefined;
+  const owner = await import("./owner-command.js");
+  const key = await owner.sessionOwnerKey(memory, session);
+  if (key === undefined) return undefined;
+  const agentWords =
+    words[0] !== "--" && process.argv.includes("--") ? ["--", ...words] : [...words];
+  const { yes, allowReads, denyAll, policy, wait, idle, json: _json, ...rest } = opts;
+  return owner.promptViaOwner({
+    memory,
+    spec: {
+      words: agentWords,
+      opts: {
+        ...rest,
+        ...(opts.mcpConfig === undefined ? {} : { mcpConfig: resolve(opts.mcpConfig) }),
+      },
+      key,
+      idleMs: owner.ownerIdleMs(idle),
+    },
+    text,
+    noWait: !wait,
+    flags: {
+      ...(yes === undefined ? {} : { yes }),
+      ...(allowReads === undefined ? {} : { allowReads }),
+      ...(denyAll === undefined ? {} : { denyAll }),
+      ...(policy === undefined ? {} : { policy }),
+    },
+    out: process.stdout,
+    err: process.stderr,
+    sessionWords: owner.sessionWordsOf(session, words),
+    ...(ask === undefined ? {} : { ask }),
+    ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout }),
+  });
+}
+
 /** Which remembered sessions `sessions` means: an agent (as `run` names it) and a directory. */
 function sessionsScope(
   words: readonly string[],
@@ -375,6 +444,7 @@ export function buildProgram(): Command {
         plain: plainMode(opts.plain),
         color: useColor(process.stdout),
         choices: choicesOf(opts),
+        ...(await mcpServersOf(opts)),
         ...(task === undefined ? {} : { initialPrompt: task }),
         sessions: {
           memory,
@@ -444,7 +514,16 @@ inside that directory).`,
           "end the run after this long: 90 (seconds), 5m, 1h",
           duration,
         )
-        .option("--fail-on-refusal", "exit 14 when a permission request was refused"),
+        .option("--fail-on-refusal", "exit 14 when a permission request was refused")
+        .option(
+          "--no-wait",
+          "with --session or --continue: queue the prompt to the session's owner and return",
+        )
+        .option(
+          "--idle <duration>",
+          "with --session or --continue: how long the session's owner keeps the agent warm (default 10m)",
+          duration,
+        ),
     ).addHelpText(
       "after",
       `
@@ -476,6 +555,8 @@ ${EXIT_CODE_HELP}`,
           auth?: string;
           timeout?: number;
           failOnRefusal?: boolean;
+          wait: boolean;
+          idle?: number;
         },
     ) => {
       try {
@@ -488,6 +569,12 @@ ${EXIT_CODE_HELP}`,
         const { terminalAsker } = await import("./terminal-permission.js");
         const promptedText = await promptText(text);
         const ask = opts.json === true ? undefined : terminalAsker();
+        const owned = await ownedPrompt(words, opts, memory, promptedText, ask);
+        if (owned !== undefined) {
+          process.exitCode = owned;
+          return;
+        }
+        if (!opts.wait) throw new UsageError("--no-wait needs --session NAME or --continue.");
         process.exitCode = await runPromptCommand({
           text: promptedText,
           json: opts.json === true,
@@ -502,6 +589,7 @@ ${EXIT_CODE_HELP}`,
           err: process.stderr,
           verbose: opts.verbose === true,
           choices: choicesOf(opts),
+          ...(await mcpServersOf(opts)),
           sessions: {
             memory,
             ...(opts.session === undefined ? {} : { name: opts.session }),
@@ -840,6 +928,90 @@ Prints the endpoint URL on stdout. Clients: acp-kit run --url http://127.0.0.1:8
     );
 
   program
+    .command("session-owner", { hidden: true })
+    .description("the owner of a session (prompt --session): its spec on stdin")
+    .action(async () => {
+      try {
+        const owner = await import("./owner-command.js");
+        const spec = await owner.readOwnerSpec();
+        const target = withProtocol(await agentTarget(spec.words, spec.opts), spec.opts.protocol);
+        // The session list's warnings go to the callers waiting.
+        const warnings: { to?: (message: string) => void } = {};
+        const { RecentSessions } = await import("./recent-sessions.js");
+        const memory = {
+          ...(await sessionMemory(target, spec.words, spec.opts)),
+          store: new RecentSessions({ warn: (m) => warnings.to?.(m) }),
+        };
+        const { runSessionOwner } = await import("./session-owner.js");
+        await runSessionOwner({
+          target,
+          memory,
+          paths: owner.pathsOf(spec.key),
+          ...(spec.opts.session === undefined ? {} : { name: spec.opts.session }),
+          ...(spec.opts.continue === true ? { continue: true } : {}),
+          choices: choicesOf(spec.opts),
+          ...(await mcpServersOf(spec.opts)),
+          idleMs: spec.idleMs,
+          warnings,
+        });
+        process.exit(0);
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  for (const [name, description] of [
+    ["status", "what a session's owner runs and has queued (every running session without one)"],
+    ["cancel", "cancel the turn a session's owner runs (from any shell)"],
+  ] as const) {
+    withRemoteOptions(program.command(name))
+      .description(description)
+      .argument("[agent...]", "an agent name, or its command after --")
+      .option("--session <name>", "the session of this name (for this agent and directory)")
+      .option("--continue", "the most recent session of this agent in this directory")
+      .option("--cwd <dir>", "the session's working directory", directory, process.cwd())
+      .option("--json", "status as JSON")
+      .action(
+        async (
+          words: string[],
+          opts: RemoteFlags & { session?: string; continue?: boolean; cwd: string; json?: boolean },
+        ) => {
+          try {
+            const owner = await import("./owner-command.js");
+            const session = {
+              ...(opts.session === undefined ? {} : { name: opts.session }),
+              ...(opts.continue === true ? { continue: true } : {}),
+            };
+            const named = session.name !== undefined || session.continue === true;
+            if (named && words.length === 0 && opts.url === undefined) {
+              throw new UsageError("Name the agent too: --session NAME AGENT.");
+            }
+            let key: string | undefined;
+            if (named) {
+              const target = await agentTarget(words, opts);
+              const memory = await sessionMemory(target, words, opts);
+              key = await owner.sessionOwnerKey(memory, session);
+              if (key === undefined) throw new UsageError("No session to continue here.");
+            }
+            if (name === "status") {
+              process.exitCode = await owner.runStatusCommand(
+                key,
+                process.stdout,
+                opts.json === true,
+              );
+            } else {
+              if (key === undefined)
+                throw new UsageError("Say which session: --session NAME AGENT.");
+              process.exitCode = await owner.runCancelCommand(key, process.stdout);
+            }
+          } catch (error) {
+            fail(error);
+          }
+        },
+      );
+  }
+
+  program
     .command("remote-stdio", { hidden: true })
     .description("the --url bridge: ACP on stdio to a remote agent")
     .argument("<url>", "the endpoint (only shown, with --url-env)")
@@ -912,7 +1084,9 @@ under your cache directory; see docs/registry.md. Any registry id works wherever
 
   const sessions = program
     .command("sessions")
-    .description("the sessions run and prompt remember, by agent and directory; forget one")
+    .description(
+      "the sessions run and prompt remember, by agent and directory: show, export, close, forget",
+    )
     .argument("[agent...]", "only this agent's: its name, or its command after --")
     .option("--cwd <dir>", "only this directory's", directory, process.cwd())
     .option("--all", "every directory's")
@@ -924,6 +1098,9 @@ Examples:
   acp-kit sessions                 the sessions remembered here, of every agent
   acp-kit sessions claude --all    claude's sessions, in every directory
   acp-kit sessions forget 3f2a     forget one (by id, start of an id, or name)
+  acp-kit sessions show review     what was said in the session named review
+  acp-kit sessions export 3f2a > session.md
+  acp-kit sessions close review    end its owner (see prompt --session)
 
 The list lives in acp-kit's state directory; see "The session list" in docs/cli.md.`,
     )
@@ -954,6 +1131,75 @@ The list lives in acp-kit's state directory; see "The session list" in docs/cli.
           session,
           out: process.stdout,
         });
+      } catch (error) {
+        fail(error);
+      }
+    });
+  for (const [name, description, as] of [
+    ["show", "print what acp-kit recorded of a session (without opening the agent)", "show"],
+    ["history", "the prompts sent to a session, numbered", "history"],
+  ] as const) {
+    sessions
+      .command(name)
+      .description(description)
+      .argument("<session>", "its id, a start of it, or its name")
+      .argument("[agent...]", "the agent, when several remember the session")
+      .option("--cwd <dir>", "the session's directory", directory, process.cwd())
+      .option("--all", "look in every directory")
+      .action(async (session: string, words: string[], opts: { cwd: string; all?: boolean }) => {
+        try {
+          const { runSessionsTranscript } = await import("./sessions-command.js");
+          process.exitCode = await runSessionsTranscript({
+            ...sessionsScope(words, opts),
+            session,
+            as,
+            out: process.stdout,
+          });
+        } catch (error) {
+          fail(error);
+        }
+      });
+  }
+  sessions
+    .command("export")
+    .description("a session's recorded transcript as Markdown (or JSON)")
+    .argument("<session>", "its id, a start of it, or its name")
+    .argument("[agent...]", "the agent, when several remember the session")
+    .option("--cwd <dir>", "the session's directory", directory, process.cwd())
+    .option("--all", "look in every directory")
+    .addOption(new Option("--format <format>", "markdown or json").choices(["markdown", "json"]))
+    .action(
+      async (
+        session: string,
+        words: string[],
+        opts: { cwd: string; all?: boolean; format?: "markdown" | "json" },
+      ) => {
+        try {
+          const { runSessionsTranscript } = await import("./sessions-command.js");
+          process.exitCode = await runSessionsTranscript({
+            ...sessionsScope(words, opts),
+            session,
+            as: opts.format ?? "markdown",
+            out: process.stdout,
+          });
+        } catch (error) {
+          fail(error);
+        }
+      },
+    );
+  sessions
+    .command("close")
+    .description("end a session's owner: its turn is cancelled and the agent closes the session")
+    .argument("<session>", "its id, a start of it, or its name")
+    .argument("[agent...]", "the agent, when several remember the session")
+    .option("--cwd <dir>", "the session's directory", directory, process.cwd())
+    .option("--all", "look in every directory")
+    .action(async (session: string, words: string[], opts: { cwd: string; all?: boolean }) => {
+      try {
+        const { sessionRecord } = await import("./sessions-command.js");
+        const { runCloseCommand } = await import("./owner-command.js");
+        const record = await sessionRecord(sessionsScope(words, opts), session);
+        process.exitCode = await runCloseCommand(record, process.stdout);
       } catch (error) {
         fail(error);
       }

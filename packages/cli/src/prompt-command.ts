@@ -25,6 +25,7 @@ import {
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
 import { endOnSignals, signalExitCode } from "./signals.js";
 import type { SessionChoices } from "./session-options.js";
+import type { McpServers } from "./mcp-config.js";
 import type { AgentTarget } from "./target.js";
 import type { PermissionPolicy, PermissionPrompt } from "acp-kit/node";
 import { printable } from "./terminal-text.js";
@@ -45,6 +46,8 @@ export interface PromptCommandOptions {
   readonly verbose?: boolean;
   /** The session's mode and model (`--mode`, `--model`). */
   readonly choices?: SessionChoices;
+  /** The MCP servers the session gets (`--mcp-config`). */
+  readonly mcpServers?: McpServers;
   /**
    * Remember the session; `name` (`--session`): send to the session of that name
    * (opened and named when there is none); `continue`: to the most recent one.
@@ -367,6 +370,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     policies,
     ...(askPermission === undefined ? {} : { askPermission }),
     ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     wrapClient: (client) =>
       wrapClient(tapRequests(reportPermissions(client), emit, notes), ({ sessionId, update }) => {
         emit({ type: "update", sessionId, update });

@@ -5,11 +5,13 @@
  *
  * @module
  */
+import { dirname } from "node:path";
 import { ErrorCodes, RequestError } from "acp-kit";
 import type * as schema from "acp-kit";
 import type { AgentController } from "./controller.js";
 import { findSession, type RecentSessions, type SessionRecord } from "./recent-sessions.js";
 import { UsageError } from "./target.js";
+import { saveTranscript, titleFromPrompt, transcriptItems } from "./transcripts.js";
 
 /** The store, and which agent and directory the sessions of this command belong to. */
 export interface SessionMemory {
@@ -54,9 +56,11 @@ export function resumeCommand(memory: SessionMemory, sessionId: string): string 
 }
 
 /**
- * Remembers every session the controller opens, and after each turn its title and last
- * use. `name` goes to the first session opened. `done` waits for the last save;
- * `resumable` is the last session opened, if the agent can load or resume it.
+ * Remembers every session the controller opens, once a turn of it ended without the agent
+ * asking for a login (a session whose login failed is not kept), and after each turn its
+ * title (the agent's, else the first prompt's), its last use and its transcript (see
+ * `transcripts.ts`). `name` goes to the first session kept. `done` waits for the last
+ * save; `resumable` is the last session opened, if the agent can load or resume it.
  */
 export function rememberSessions(
   controller: AgentController,
@@ -64,11 +68,19 @@ export function rememberSessions(
   name?: string,
 ): { done(): Promise<void>; resumable(): string | undefined } {
   let sessionId: string | undefined;
-  let restorable = false;
   let phase = controller.phase;
   let pendingName = name;
+  const stateDir = dirname(memory.store.file);
+  const writes = new Set<Promise<void>>();
+  const kept = new Set<string>();
+  let restorable = false;
+  /** The agent asked for a login before a turn of this session ended. */
+  let loginFailed = false;
   const save = (id: string): void => {
-    const title = controller.sessions.get(id)?.info.title;
+    kept.add(id);
+    const state = controller.sessions.get(id);
+    const items = state === undefined ? [] : transcriptItems(state);
+    const title = state?.info.title ?? titleFromPrompt(items);
     void memory.store.remember({
       agent: memory.agent,
       cwd: memory.cwd,
@@ -77,24 +89,35 @@ export function rememberSessions(
       ...(title == null || title === "" ? {} : { title }),
     });
     pendingName = undefined;
-    restorable = controller.restoreMethod !== undefined;
+    if (items.length === 0) return;
+    const write = saveTranscript(stateDir, {
+      agent: memory.agent,
+      cwd: memory.cwd,
+      sessionId: id,
+      ...(title == null || title === "" ? {} : { title }),
+      savedAt: new Date().toISOString(),
+      items,
+    }).catch(() => undefined);
+    writes.add(write);
+    void write.then(() => writes.delete(write));
   };
   const unsubscribe = controller.onChange(() => {
     const id = controller.sessionId;
     const turnEnded = phase === "prompting" && controller.phase !== "prompting";
     phase = controller.phase;
     if (id === undefined) return;
-    if (id !== sessionId) {
-      sessionId = id;
-      save(id);
-    } else if (turnEnded) save(id);
+    sessionId = id;
+    if (controller.restoreMethod !== undefined) restorable = true;
+    loginFailed = phase === "auth-required" && !kept.has(id);
+    if (turnEnded && controller.phase !== "auth-required") save(id);
   });
   return {
     done: async () => {
       unsubscribe();
+      await Promise.all([...writes]);
       await memory.store.flush();
     },
-    resumable: () => (restorable ? sessionId : undefined),
+    resumable: () => (restorable && !loginFailed ? sessionId : undefined),
   };
 }
 

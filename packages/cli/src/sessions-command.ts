@@ -1,12 +1,21 @@
 /**
- * `acp-kit sessions`: the remembered sessions (see `recent-sessions.ts`), listed and
- * forgotten from the command line.
+ * `acp-kit sessions`: the remembered sessions (see `recent-sessions.ts`), listed,
+ * shown (what acp-kit recorded, see `transcripts.ts`), exported and forgotten from the
+ * command line.
  *
  * @module
  */
+import { dirname } from "node:path";
 import { agentKey, findSession, RecentSessions, type SessionRecord } from "./recent-sessions.js";
 import { age, shellWord } from "./session-memory.js";
 import { UsageError } from "./target.js";
+import {
+  forgetTranscript,
+  readTranscript,
+  transcriptMarkdown,
+  transcriptPrompts,
+  transcriptText,
+} from "./transcripts.js";
 import { printable } from "./terminal-text.js";
 
 /** What to list: one agent in one directory, or everything. */
@@ -84,34 +93,98 @@ export interface SessionsForgetOptions extends SessionsQuery {
   readonly store?: RecentSessions;
 }
 
-/**
- * Forgets one remembered session (the agent keeps it; only acp-kit's list changes).
- * Throws a {@link UsageError} when nothing, or more than one session, matches.
- */
-export async function runSessionsForget(options: SessionsForgetOptions): Promise<number> {
-  const store = options.store ?? new RecentSessions();
-  const records = matching(await store.all(), options);
+/** The one remembered session `session` names; a {@link UsageError} when none or several. */
+async function oneRecord(
+  store: RecentSessions,
+  query: SessionsQuery,
+  session: string,
+): Promise<SessionRecord> {
+  const records = matching(await store.all(), query);
   let sessionId: string | undefined;
   try {
-    sessionId = findSession(options.session, records);
+    sessionId = findSession(session, records);
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const found = records.filter((r) => r.sessionId === sessionId);
-  if (sessionId === undefined || found.length === 0) {
-    throw new UsageError(`No remembered session matches "${options.session}".`);
+  const [record] = found;
+  if (sessionId === undefined || record === undefined) {
+    throw new UsageError(`No remembered session matches "${session}".`);
   }
   if (found.length > 1) {
     throw new UsageError(
       `Session ${printable(sessionId)} is remembered for several agents or directories; name the agent, or run this in its directory.`,
     );
   }
-  const [record] = found;
-  if (record === undefined) return 0;
+  return record;
+}
+
+/**
+ * Forgets one remembered session (the agent keeps it; only acp-kit's list changes).
+ * Throws a {@link UsageError} when nothing, or more than one session, matches.
+ */
+export async function runSessionsForget(options: SessionsForgetOptions): Promise<number> {
+  const store = options.store ?? new RecentSessions();
+  const record = await oneRecord(store, options, options.session);
   await store.forget(record.agent, record.cwd, record.sessionId);
   await store.flush();
+  await forgetTranscript(dirname(store.file), record.agent, record.cwd, record.sessionId);
   options.out.write(
     printable(`Forgot session ${record.sessionId} (${record.agent}, ${record.cwd}).`) + "\n",
   );
   return 0;
+}
+
+/** Options of {@link runSessionsTranscript}. */
+export interface SessionsTranscriptOptions extends SessionsForgetOptions {
+  /**
+   * `show`: the transcript as text; `history`: the prompts sent, numbered; `markdown`
+   * and `json`: `export`.
+   */
+  readonly as: "show" | "history" | "markdown" | "json";
+}
+
+/**
+ * `sessions show`, `history` and `export`: what acp-kit recorded of a session's turns,
+ * without opening the agent. Exit 1 when nothing was recorded.
+ */
+export async function runSessionsTranscript(options: SessionsTranscriptOptions): Promise<number> {
+  const store = options.store ?? new RecentSessions();
+  const record = await oneRecord(store, options, options.session);
+  const transcript = await readTranscript(
+    dirname(store.file),
+    record.agent,
+    record.cwd,
+    record.sessionId,
+  );
+  if (transcript === undefined) {
+    options.out.write(
+      printable(
+        `Nothing recorded of session ${record.sessionId}: acp-kit records a session's turns from the first one it runs.`,
+      ) + "\n",
+    );
+    return 1;
+  }
+  const text =
+    options.as === "json"
+      ? JSON.stringify(transcript, null, 2)
+      : options.as === "markdown"
+        ? transcriptMarkdown(transcript)
+        : options.as === "history"
+          ? transcriptPrompts(transcript)
+              .map((p, i) => `${String(i + 1).padStart(3)}  ${p.replace(/\n/g, "\n     ")}`)
+              .join("\n")
+          : transcriptText(transcript);
+  // JSON is data (escaped by JSON itself); text goes to a terminal: no escape sequences.
+  options.out.write(`${options.as === "json" ? text : printable(text, true)}\n`);
+  return 0;
+}
+
+/** The remembered session a `sessions` subcommand names (for `close`). */
+export async function sessionRecord(
+  query: SessionsQuery,
+  session: string,
+  store: RecentSessions = new RecentSessions(),
+): Promise<SessionRecord> {
+  return oneRecord(store, query, session);
 }

@@ -11,6 +11,7 @@ import { AgentController } from "../controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
 import { endOnSignals, signalExitCode } from "../signals.js";
 import type { SessionChoices } from "../session-options.js";
+import type { McpServers } from "../mcp-config.js";
 import type { AgentTarget } from "../target.js";
 import {
   promptSession,
@@ -50,6 +51,8 @@ export interface RunOptions {
   readonly banner?: string;
   /** The mode and model each session gets (`--mode`, `--model`). */
   readonly choices?: SessionChoices;
+  /** The MCP servers each session gets (`--mcp-config`). */
+  readonly mcpServers?: McpServers;
   /**
    * Remember the sessions opened; `resume`: open a remembered one (`true`: choose);
    * `continue`: open the most recent one (`run --continue`, as `prompt --continue`).
@@ -174,6 +177,7 @@ async function runLive(options: RunOptions): Promise<number> {
     cwd: options.cwd,
     policies: options.policies,
     ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     askPermission: answers.asked(ui.askPermission),
     wrapClient: answers.wrap,
     onTerminalOutput: ui.onTerminalOutput,
@@ -305,6 +309,7 @@ async function runPlain(options: RunOptions): Promise<number> {
     cwd: options.cwd,
     policies: options.policies,
     ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     wrapClient: (client) => ({
       ...client,
       requestPermission: async (params, context) => {

@@ -38,14 +38,16 @@ describe("SessionPicker", () => {
   it("shows title or name or id, age, and another directory", async () => {
     const { output } = await pickWith("\u001b");
     expect(output).toContain("Resume a session (3 here)");
-    expect(output).toContain("❯ + New session");
+    // The most recent session is highlighted first.
+    expect(output).toContain("  + New session");
+    expect(output).toContain("❯ Fix the parser · 2 h ago");
     expect(output).toContain("Fix the parser · 2 h ago");
     expect(output).toContain("review · 2 days ago");
     expect(output).toContain("s-3 · /other");
   });
 
   it("opens the row highlighted when Enter comes, with every key in one chunk", async () => {
-    expect((await pickWith(`${DOWN}${DOWN}\r`)).pick).toEqual({
+    expect((await pickWith(`${DOWN}\r`)).pick).toEqual({
       type: "session",
       sessionId: "s-2",
     });
@@ -55,8 +57,9 @@ describe("SessionPicker", () => {
     });
   });
 
-  it("Enter on the first row is a new session; Esc leaves", async () => {
-    expect((await pickWith("\r")).pick).toEqual({ type: "new" });
+  it("Enter opens the most recent session; the first row is a new session; Esc leaves", async () => {
+    expect((await pickWith("\r")).pick).toEqual({ type: "session", sessionId: "s-1" });
+    expect((await pickWith(`${UP}\r`)).pick).toEqual({ type: "new" });
     expect((await pickWith("\u001b")).pick).toEqual({ type: "leave" });
   });
 });

@@ -80,7 +80,8 @@ export function SessionPicker({
   onPick: (pick: SessionPick) => void;
 }): ReactNode {
   const columns = useStdout().stdout.columns || 80;
-  // Row 0 is a new session. The highlight is read when a key comes (see `choice.ts`).
+  // Row 0 is a new session; the most recent session (row 1) is highlighted first. The
+  // highlight is read when a key comes (see `choice.ts`).
   const { index, onKey } = useChoice(
     choices.length + 1,
     {
@@ -93,6 +94,7 @@ export function SessionPicker({
       onEscape: () => onPick({ type: "leave" }),
     },
     false,
+    choices.length > 0 ? 1 : 0,
   );
   useKeys(onKey);
   const now = new Date();

@@ -6,10 +6,13 @@
  * (so large integer ids and key order survive exactly), unless it contains a carriage
  * return, which some line readers take for a line break: then each CR (only ever
  * whitespace between tokens in valid JSON) becomes a space. Nothing is re-serialised, so
- * no depth or size of a line can make recording fail.
+ * no depth or size of a line can make recording fail; except a message giving MCP servers
+ * (`params.mcpServers`), whose `env` and `headers` values are secrets: it is recorded
+ * with them as `***`.
  *
  * @module
  */
+import { withoutMcpSecrets } from "../mcp-config.js";
 import type { TappedLine } from "./line-tap.js";
 import {
   TRACE_FORMAT,
@@ -122,13 +125,20 @@ export class TraceRecorder {
         return;
       }
       let parsed = true;
+      let value: unknown;
       try {
-        JSON.parse(text);
+        value = JSON.parse(text);
       } catch {
         parsed = false;
       }
       if (parsed) {
         this.messages[dir]++;
+        // The values of MCP servers' env and headers (secrets) are never recorded.
+        const hidden = withoutMcpSecrets(value);
+        if (hidden !== undefined) {
+          this.writer.write(`${prefix},"msg":${JSON.stringify(hidden)}}`);
+          return;
+        }
         // In valid JSON a raw CR can only be whitespace between tokens (inside strings it
         // must be escaped), so it is swapped for a space: the text stays the same JSON
         // value and is never re-serialised (which fails on deep nesting).

@@ -1,0 +1,103 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { mcpServersOf, unsupportedServers } from "./mcp-config.js";
+import { TraceClock, TraceRecorder } from "./trace/trace-recorder.js";
+import { TraceWriter } from "./trace/trace-writer.js";
+
+describe("mcpServersOf", () => {
+  it("reads the editors' formats: mcpServers, Zed's context_servers (old command form)", () => {
+    expect(
+      mcpServersOf(
+        {
+          mcpServers: {
+            a: { command: "npx", args: ["x"], env: { K: "${env:SECRET}-${OTHER}" } },
+            b: { url: "https://h/mcp", type: "streamable-http" },
+            c: { url: "https://h/sse", type: "sse", headers: { X: "y" } },
+          },
+        },
+        { SECRET: "s", OTHER: "o" },
+      ),
+    ).toEqual([
+      { name: "a", command: "npx", args: ["x"], env: [{ name: "K", value: "s-o" }] },
+      { type: "http", name: "b", url: "https://h/mcp", headers: [] },
+      { type: "sse", name: "c", url: "https://h/sse", headers: [{ name: "X", value: "y" }] },
+    ]);
+    expect(
+      mcpServersOf({ context_servers: { z: { command: { path: "/bin/z", args: ["-v"] } } } }),
+    ).toEqual([{ name: "z", command: "/bin/z", args: ["-v"], env: [] }]);
+  });
+
+  it("names what is wrong, never a value", () => {
+    expect(() => mcpServersOf({ mcpServers: { a: { command: "x", env: { K: 5 } } } })).toThrow(
+      'server "a".env.K is not a string',
+    );
+    expect(() =>
+      mcpServersOf({ mcpServers: { a: { command: "x", env: { K: "${NOPE}" } } } }, {}),
+    ).toThrow('server "a".env.K names ${NOPE}, which is not set');
+    expect(() => mcpServersOf({ mcpServers: { a: { url: "u", type: "ws" } } })).toThrow(
+      'has type "ws"',
+    );
+    expect(() => mcpServersOf({ other: {} })).toThrow('no "mcpServers" object');
+  });
+
+  it("says which servers the agent's mcpCapabilities do not take", () => {
+    const servers = mcpServersOf({
+      mcpServers: { s: { command: "x" }, h: { url: "u" }, e: { url: "u", type: "sse" } },
+    });
+    expect(unsupportedServers(servers, { http: true, sse: true })).toBeUndefined();
+    expect(unsupportedServers(servers, { http: true })).toBe(
+      "the agent does not take sse MCP servers (e): it does not list them in its mcpCapabilities.",
+    );
+  });
+});
+
+describe("a trace of a session/new with MCP servers", () => {
+  it("records the env and header values as ***", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acp-kit-mcp-trace-"));
+    try {
+      const file = join(dir, "t.ndjson");
+      const writer = new TraceWriter(file, {
+        maxQueueChars: 1 << 20,
+        warn: () => undefined,
+        droppedRecord: () => "{}",
+      });
+      const recorder = new TraceRecorder(writer, new TraceClock());
+      const message = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "session/new",
+        params: {
+          cwd: "/p",
+          mcpServers: [
+            { name: "a", command: "x", args: [], env: [{ name: "TOKEN", value: "top-secret" }] },
+            {
+              type: "http",
+              name: "b",
+              url: "https://h",
+              headers: [{ name: "Authorization", value: "Bearer hidden" }],
+            },
+          ],
+        },
+      };
+      const text = JSON.stringify(message);
+      recorder.line("client→agent", { text, bytes: text.length, truncated: false });
+      await writer.close(1000);
+      const recorded = readFileSync(file, "utf8");
+      expect(recorded).not.toMatch(/top-secret|hidden/);
+      const record = JSON.parse(recorded.trim()) as { msg: typeof message };
+      expect(record.msg.params.mcpServers).toEqual([
+        { name: "a", command: "x", args: [], env: [{ name: "TOKEN", value: "***" }] },
+        {
+          type: "http",
+          name: "b",
+          url: "https://h",
+          headers: [{ name: "Authorization", value: "***" }],
+        },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
