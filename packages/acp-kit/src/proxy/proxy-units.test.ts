@@ -106,3 +106,26 @@ describe("redactSecrets", () => {
     expect(redactSecrets(plain)).toBe(plain);
   });
 });
+
+describe("commandComponent", () => {
+  it("hands a line that is not JSON to onStdout, never answering it", async () => {
+    const { commandComponent } = await import("../node/proxy/command-component.js");
+    const lines: string[] = [];
+    // Prints a login URL, then echoes what it reads to stderr: a parse-error answer would
+    // show up there.
+    const script =
+      "console.log('visit https://example.test/login');" +
+      "process.stdin.on('data', (d) => process.stderr.write('GOT ' + d));" +
+      "setTimeout(() => process.exit(0), 300);";
+    const started = await commandComponent(
+      { command: process.execPath, args: ["-e", script] },
+      { onStdout: (line) => lines.push(line), stderr: "ignore" },
+    ).start();
+    const reader = started.stream.readable.getReader();
+    const read = await reader.read();
+    expect(read.done).toBe(true);
+    expect(await started.ended).toBe("exited with code 0");
+    expect(lines).toEqual(["visit https://example.test/login"]);
+    await started.close();
+  });
+});

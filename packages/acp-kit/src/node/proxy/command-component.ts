@@ -29,6 +29,12 @@ export interface CommandComponentOptions {
   readonly killGraceMs?: number;
   /** What the trace calls it (default: the command line). */
   readonly name?: string;
+  /**
+   * Gets each line it writes to stdout that is not JSON (a login URL, a message), which is
+   * never answered with a parse error. Default: written to this process's stderr, after
+   * the component's name.
+   */
+  readonly onStdout?: (line: string) => void;
 }
 
 /**
@@ -52,9 +58,13 @@ export function commandComponent(
   const [program, ...args] = words;
   if (program === undefined || program === "") throw new TypeError("A component needs a command");
   const name = options.name ?? (typeof command === "string" ? command : words.join(" "));
+  const onStdout =
+    options.onStdout ??
+    // Control characters (escape sequences) are not passed to the terminal.
+    ((line: string) => process.stderr.write(`[${name}] ${line.replace(/\p{Cc}/gu, "?")}\n`));
   return {
     name,
-    start: () => startCommand(program, args, options),
+    start: () => startCommand(program, args, { ...options, onStdout }),
   };
 }
 
@@ -93,7 +103,10 @@ async function startCommand(
     stream: ndJsonStream(
       Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
       Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
-      { closeOutput: true },
+      {
+        closeOutput: true,
+        ...(options.onStdout === undefined ? {} : { onNonJsonLine: options.onStdout }),
+      },
     ),
     ended: exited,
     close: () =>
