@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Stream } from "../base/messages.js";
+import { commandComponent } from "../node/proxy/command-component.js";
 import { quoteCommandLine, splitCommandLine } from "../node/proxy/command-line.js";
 import { initializeDialect, proxyInitialize, unwrap, withoutProxyFlag, wrap } from "./dialect.js";
 import { REDACTED, redactSecrets } from "./redact.js";
@@ -109,7 +111,6 @@ describe("redactSecrets", () => {
 
 describe("commandComponent", () => {
   it("hands a line that is not JSON to onStdout, never answering it", async () => {
-    const { commandComponent } = await import("../node/proxy/command-component.js");
     const lines: string[] = [];
     // Prints a login URL, then echoes what it reads to stderr: a parse-error answer would
     // show up there.
@@ -121,7 +122,7 @@ describe("commandComponent", () => {
       { command: process.execPath, args: ["-e", script] },
       { onStdout: (line) => lines.push(line), stderr: "ignore" },
     ).start();
-    const reader = started.stream.readable.getReader();
+    const reader = (started.stream as Stream).readable.getReader();
     const read = await reader.read();
     expect(read.done).toBe(true);
     expect(await started.ended).toBe("exited with code 0");
