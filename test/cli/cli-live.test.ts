@@ -250,8 +250,9 @@ describe("acp-kit run (live view)", () => {
 
   it("passes the client probe (acp-kit check-client) when a person answers its questions", async () => {
     const report = join(testTempDir("acp-kit-probe-"), "report.json");
+    // The v1 probe (check-client serves v2 too: see the test after this one).
     const t = start(
-      `run -- ${shellQuote(process.execPath)} ${shellQuote(cli)} check-client --report ${shellQuote(report)}`,
+      `run --protocol 1 -- ${shellQuote(process.execPath)} ${shellQuote(cli)} check-client --report ${shellQuote(report)}`,
     );
     await t.waitFor("acp-kit client probe");
     t.send("check my client");
@@ -286,6 +287,40 @@ describe("acp-kit run (live view)", () => {
     };
     expect(json.ok).toBe(true);
     expect(json.checks.every((check) => check.status === "pass")).toBe(true);
+  });
+
+  it("passes the v2 client probe too: the CLI negotiates v2 and folds it (plan, usage, title)", async () => {
+    const report = join(testTempDir("acp-kit-probe-v2-"), "report.json");
+    const t = start(
+      `run -- ${shellQuote(process.execPath)} ${shellQuote(cli)} check-client --report ${shellQuote(report)}`,
+    );
+    await t.waitFor("ACP v2");
+    t.send("check my client");
+    await t.waitFor("acp-kit client probe (ACP v2)");
+    await t.waitFor("❯ 1. Allow (nothing will happen)");
+    t.keys("1");
+    await t.waitFor("Did all of these show up?");
+    const screen = await t.waitFor("☑ First step");
+    for (const shown of [
+      "Upserted and appended.",
+      "tool output",
+      "Second step",
+      "1.2k/200k tokens",
+    ]) {
+      expect(screen).toContain(shown);
+    }
+    // The replaced entry is gone from the plan (the question itself names it).
+    expect(screen).not.toMatch(/^\s*[☐☑◐▶○●] Old step/m);
+    t.keys("1");
+    await t.waitFor("press Cancel/Stop in your editor now");
+    t.keys("C-c");
+    await t.waitFor(/\d+ passed, 0 failed \(MUST\)/);
+    const json = JSON.parse(readFileSync(report, "utf8")) as {
+      ok: boolean;
+      checks: { id: string; status: string }[];
+    };
+    expect(json.ok).toBe(true);
+    expect(json.checks.filter((check) => check.status !== "pass")).toEqual([]);
   });
 
   it("starts a new session with /new, lists them and loads one back with /sessions", async () => {

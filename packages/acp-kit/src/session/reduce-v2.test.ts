@@ -223,3 +223,37 @@ describe("reduceSessionV2", () => {
     expect(state.plans).toHaveLength(1);
   });
 });
+
+describe("reduceSessionV2: the plan a view shows", () => {
+  const items = (planId: string, content: string): V2SessionUpdate =>
+    ({
+      sessionUpdate: "plan_update",
+      plan: {
+        type: "items",
+        planId,
+        entries: [{ content, priority: "medium", status: "pending" }],
+      },
+    }) as unknown as V2SessionUpdate;
+
+  it("is the items plan updated last; after a removal, the last one left", () => {
+    let state = emptySessionState("s");
+    state = reduceSessionV2(state, items("a", "first"));
+    expect(state.plan?.map((e) => e.content)).toEqual(["first"]);
+    state = reduceSessionV2(state, items("b", "second"));
+    expect(state.plans.map((p) => p.planId)).toEqual(["a", "b"]);
+    expect(state.plan?.map((e) => e.content)).toEqual(["second"]);
+    state = reduceSessionV2(state, items("a", "first, again"));
+    expect(state.plan?.map((e) => e.content)).toEqual(["first, again"]);
+    state = reduceSessionV2(state, {
+      sessionUpdate: "plan_removed",
+      planId: "b",
+    } as unknown as V2SessionUpdate);
+    expect(state.plan?.map((e) => e.content)).toEqual(["first, again"]);
+    state = reduceSessionV2(state, {
+      sessionUpdate: "plan_removed",
+      planId: "a",
+    } as unknown as V2SessionUpdate);
+    expect(state.plans).toEqual([]);
+    expect(state.plan).toBeNull();
+  });
+});

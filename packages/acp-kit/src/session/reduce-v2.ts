@@ -238,6 +238,21 @@ export function terminalOutputText(terminal: AgentTerminal): string {
 }
 
 /**
+ * v2 has only `plan_update`s (by plan id, in `plans`); `plan`, the one plan a view shows,
+ * is the items plan updated last, or, after a removal, the last items plan left.
+ */
+function withShownPlan(state: SessionState, update: V2.SessionUpdate): SessionState {
+  const updated = (update as { plan?: { type?: unknown; entries?: unknown } }).plan;
+  if (updated !== undefined) {
+    if (updated.type !== "items" || !Array.isArray(updated.entries)) return state;
+    return withState(state, { plan: updated.entries as SessionState["plan"] });
+  }
+  const left = state.plans.filter((plan) => plan.type === "items").at(-1);
+  const plan = left?.type === "items" ? left.entries : null;
+  return plan === state.plan ? state : withState(state, { plan });
+}
+
+/**
  * Folds one ACP v2 update into a session's state and returns the new state; `state` is
  * not modified. It never throws. v2's rules, into the transcript model v1 uses:
  *
@@ -256,9 +271,11 @@ export function terminalOutputText(terminal: AgentTerminal): string {
  *   repeated idle changes nothing more.
  * - `terminal_update` (an upsert; its `output` is a snapshot that replaces what was
  *   shown) and `terminal_output_chunk` (appends): `terminals`.
- * - `plan_update`, `plan_removed`, `available_commands_update`, `config_option_update`,
- *   `session_info_update`, `usage_update`, `notice`, `compaction_update`,
- *   `compaction_summary_chunk`: as v1 folds them (the shapes are the same).
+ * - `plan_update`, `plan_removed`: into `plans` as v1 folds them; `plan` (the one plan a
+ *   view shows) is the items plan updated last, or the last one left after a removal.
+ * - `available_commands_update`, `config_option_update`, `session_info_update`,
+ *   `usage_update`, `notice`, `compaction_update`, `compaction_summary_chunk`: as v1 folds
+ *   them (the shapes are the same).
  * - Any other kind: kept in `unknown`.
  */
 export function reduceSessionV2(state: SessionState, update: V2.SessionUpdate): SessionState {
@@ -302,6 +319,10 @@ export function reduceSessionV2(state: SessionState, update: V2.SessionUpdate): 
     }
     case "plan_update":
     case "plan_removed":
+      return withShownPlan(
+        reduceSession(state, update as unknown as Parameters<typeof reduceSession>[1]),
+        update,
+      );
     case "available_commands_update":
     case "session_info_update":
     case "usage_update":

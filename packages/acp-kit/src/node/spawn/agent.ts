@@ -245,10 +245,17 @@ class AgentHandle implements SpawnedAgent {
 
   /** Starts the agent again (it left during the negotiation); returns its stream. */
   private async restart(): Promise<Stream> {
+    // An agent stopped by `close()` is not started again.
+    if (this.closing !== undefined) throw new Error("the agent is being stopped");
     const old = this.current;
     this.replaced.push(old);
     await old.watch.terminate();
+    if (this.closing !== undefined) throw new Error("the agent is being stopped");
     const next = await startChild(this.settings);
+    if (this.closing !== undefined) {
+      await next.watch.terminate();
+      throw new Error("the agent is being stopped");
+    }
     this.current = next;
     this.watchChild(next);
     return this.streamOf(next);
