@@ -243,16 +243,21 @@ class AgentHandle implements SpawnedAgent {
     });
   }
 
+  /** True once `close()` was called (read after each await: it may change meanwhile). */
+  private stopping(): boolean {
+    return this.closing !== undefined;
+  }
+
   /** Starts the agent again (it left during the negotiation); returns its stream. */
   private async restart(): Promise<Stream> {
     // An agent stopped by `close()` is not started again.
-    if (this.closing !== undefined) throw new Error("the agent is being stopped");
+    if (this.stopping()) throw new Error("the agent is being stopped");
     const old = this.current;
     this.replaced.push(old);
     await old.watch.terminate();
-    if (this.closing !== undefined) throw new Error("the agent is being stopped");
+    if (this.stopping()) throw new Error("the agent is being stopped");
     const next = await startChild(this.settings);
-    if (this.closing !== undefined) {
+    if (this.stopping()) {
       await next.watch.terminate();
       throw new Error("the agent is being stopped");
     }
