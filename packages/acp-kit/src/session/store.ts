@@ -104,7 +104,11 @@ export class SessionStore {
    */
   apply(notification: schema.SessionNotification): SessionState {
     const { sessionId, update } = notification;
-    const held = this.followedInV2.has(sessionId) ? this.sessions.get(sessionId) : undefined;
+    // One look at a size on the hot path when no session is followed in v2 (the usual case).
+    const held =
+      this.followedInV2.size > 0 && this.followedInV2.has(sessionId)
+        ? this.sessions.get(sessionId)
+        : undefined;
     if (held !== undefined && update.sessionUpdate !== "current_mode_update") return held;
     return this.commit(sessionId, { type: "update", update }, (s) => reduceSession(s, update));
   }
