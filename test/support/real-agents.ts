@@ -47,6 +47,30 @@ export type RealAgentKind = "codex" | "claude";
 /** The text every turn against the fake model answers. */
 export const FAKE_MODEL_TEXT = "hello from the fake model";
 
+/**
+ * Words of the conformance checker's long prompt (`LONG_PROMPT`, the turn it cancels or
+ * closes). A streamed answer to a request whose latest user message holds them is held:
+ * the fake model sends the first half of its text and then nothing more until the agent
+ * drops the request (or the server closes). The turn cannot end before the checker's
+ * interruption arrives, so `v2-cancel`, `v2-session-close` and `cancel` never race a turn
+ * that finished by itself.
+ */
+export const HELD_TURN_MARKER = "count slowly from 1 to 300";
+
+/** Whether the latest user entry of a model request (OpenAI `input`, Anthropic `messages`) holds the marker. */
+function asksForHeldTurn(body: unknown): boolean {
+  if (typeof body !== "object" || body === null) return false;
+  const { input, messages } = body as { input?: unknown; messages?: unknown };
+  const entries = Array.isArray(messages) ? messages : Array.isArray(input) ? input : [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry: unknown = entries[i];
+    if (typeof entry !== "object" || entry === null) continue;
+    if ((entry as { role?: unknown }).role !== "user") continue;
+    return JSON.stringify(entry).includes(HELD_TURN_MARKER);
+  }
+  return false;
+}
+
 /** The entry script of each agent's `bin`, resolved from node_modules. */
 export function agentEntry(kind: RealAgentKind): string {
   const pkg =
@@ -108,6 +132,8 @@ export interface FakeModelRequest {
   readonly body: unknown;
   /** The authorization-like headers, to show which key the agent sent. */
   readonly auth: string | undefined;
+  /** Whether the answer was held open ({@link HELD_TURN_MARKER}). */
+  readonly held?: boolean;
 }
 
 /** A running fake model server. */
@@ -123,16 +149,30 @@ export interface FakeModelServer {
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_REQUESTS = 1000;
 
-function sse(res: ServerResponse, events: readonly { event: string; data: unknown }[]): void {
+/**
+ * Writes `events` as one SSE answer. With `held`, only the events up to and including the
+ * first text delta are written and the answer stays open (see {@link HELD_TURN_MARKER}).
+ */
+function sse(
+  res: ServerResponse,
+  events: readonly { event: string; data: unknown }[],
+  held = false,
+): void {
   res.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-cache",
     connection: "close",
   });
-  for (const { event, data } of events) {
+  for (const { event, data } of held ? heldPrefix(events) : events) {
     res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
-  res.end();
+  if (!held) res.end();
+}
+
+/** The events of an answer up to and including its first text delta. */
+function heldPrefix<T extends { event: string }>(events: readonly T[]): T[] {
+  const first = events.findIndex((e) => e.event.endsWith("_delta") || e.event.endsWith(".delta"));
+  return events.slice(0, first + 1);
 }
 
 /** The OpenAI Responses API events of a response without output. */
@@ -217,7 +257,13 @@ function responsesEvents(n: number, text: string): { event: string; data: unknow
 }
 
 /** The Anthropic Messages API answer with `text`, streaming or not as asked. */
-function messagesAnswer(res: ServerResponse, n: number, body: unknown, text: string): void {
+function messagesAnswer(
+  res: ServerResponse,
+  n: number,
+  body: unknown,
+  text: string,
+  held: boolean,
+): void {
   const model =
     typeof body === "object" &&
     body !== null &&
@@ -244,42 +290,46 @@ function messagesAnswer(res: ServerResponse, n: number, body: unknown, text: str
     return;
   }
   const half = Math.ceil(text.length / 2);
-  sse(res, [
-    {
-      event: "message_start",
-      data: {
-        type: "message_start",
-        message: {
-          id,
-          type: "message",
-          role: "assistant",
-          model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 10, output_tokens: 1 },
+  sse(
+    res,
+    [
+      {
+        event: "message_start",
+        data: {
+          type: "message_start",
+          message: {
+            id,
+            type: "message",
+            role: "assistant",
+            model,
+            content: [],
+            stop_reason: null,
+            stop_sequence: null,
+            usage: { input_tokens: 10, output_tokens: 1 },
+          },
         },
       },
-    },
-    {
-      event: "content_block_start",
-      data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-    },
-    ...[text.slice(0, half), text.slice(half)].map((t) => ({
-      event: "content_block_delta",
-      data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: t } },
-    })),
-    { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
-    {
-      event: "message_delta",
-      data: {
-        type: "message_delta",
-        delta: { stop_reason: "end_turn", stop_sequence: null },
-        usage: { output_tokens: 5 },
+      {
+        event: "content_block_start",
+        data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
       },
-    },
-    { event: "message_stop", data: { type: "message_stop" } },
-  ]);
+      ...[text.slice(0, half), text.slice(half)].map((t) => ({
+        event: "content_block_delta",
+        data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: t } },
+      })),
+      { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+      {
+        event: "message_delta",
+        data: {
+          type: "message_delta",
+          delta: { stop_reason: "end_turn", stop_sequence: null },
+          usage: { output_tokens: 5 },
+        },
+      },
+      { event: "message_stop", data: { type: "message_stop" } },
+    ],
+    held,
+  );
 }
 
 /**
@@ -289,7 +339,8 @@ function messagesAnswer(res: ServerResponse, n: number, body: unknown, text: str
  * `generate: false` gets an empty response), `POST …/v1/messages` (Anthropic Messages
  * API, SSE when `stream: true`), `GET …/models` with an empty list, and 404 for anything
  * else. Every request is recorded, up to 1000; later ones get 429, bodies over 16 MB
- * get 413.
+ * get 413. A streamed answer to the checker's long prompt is held open
+ * ({@link HELD_TURN_MARKER}).
  */
 export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<FakeModelServer> {
   const requests: FakeModelRequest[] = [];
@@ -317,13 +368,19 @@ export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<Fake
         res.writeHead(429, { connection: "close" }).end();
         return;
       }
-      requests.push({ method: req.method ?? "GET", path, body, auth });
+      const streamed =
+        path.endsWith("/responses") ||
+        (typeof body === "object" &&
+          body !== null &&
+          (body as { stream?: unknown }).stream === true);
+      const held = req.method === "POST" && streamed && asksForHeldTurn(body);
+      requests.push({ method: req.method ?? "GET", path, body, auth, held });
       if (tooLarge) {
         res.writeHead(413, { connection: "close" }).end();
       } else if (req.method === "POST" && path.endsWith("/responses")) {
-        sse(res, responsesEvents(++count, text));
+        sse(res, responsesEvents(++count, text), held);
       } else if (req.method === "POST" && path.endsWith("/v1/messages")) {
-        messagesAnswer(res, ++count, body, text);
+        messagesAnswer(res, ++count, body, text, held);
       } else if (req.method === "GET" && path.endsWith("/models")) {
         res.writeHead(200, { "content-type": "application/json", connection: "close" });
         res.end(JSON.stringify({ object: "list", data: [], models: [] }));
@@ -358,16 +415,18 @@ export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<Fake
           ws.close(1013, "too many requests");
           return;
         }
-        requests.push({ method: "WEBSOCKET", path, body, auth });
         // A warm-up (`generate: false`) gets an empty response without output.
         const warmUp =
           typeof body === "object" &&
           body !== null &&
           (body as { generate?: unknown }).generate === false;
+        const held = !warmUp && asksForHeldTurn(body);
+        requests.push({ method: "WEBSOCKET", path, body, auth, held });
         const events = warmUp
           ? emptyResponseEvents(`resp_warmup_${requests.length}`)
           : responsesEvents(++count, text);
-        for (const { data: event } of events) ws.send(JSON.stringify(event));
+        const sent = held ? heldPrefix(events) : events;
+        for (const { data: event } of sent) ws.send(JSON.stringify(event));
       });
     });
   });

@@ -8,9 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAgentChecks } from "../../packages/acp-kit/src/testing/conformance/agent.js";
 import { AGENT_CHECKS_V2 } from "../../packages/acp-kit/src/testing/conformance/catalog.js";
+import { LONG_PROMPT } from "../../packages/acp-kit/src/testing/conformance/checks/support.js";
 import { formatReport } from "../../packages/acp-kit/src/testing/conformance/report-format.js";
 import {
   agentEntry,
+  HELD_TURN_MARKER,
   nonRootUser,
   sealedHome,
   startFakeModelServer,
@@ -21,14 +23,13 @@ import {
 let model: FakeModelServer;
 
 /**
- * The fake model answers at once: a turn may end before the checker's cancel (or close)
- * reaches the agent, which those checks report inconclusive (a race), never failed.
+ * Checks that did not pass. The fake model holds the checker's long turn open
+ * (`HELD_TURN_MARKER`), so the cancel and close checks see a turn that can only end by
+ * their interruption: every check must pass, and none may call its point untested.
  */
-const RACY = new Set(["v2-cancel", "v2-session-close"]);
-
 function unexpected(report: Awaited<ReturnType<typeof runAgentChecks>>) {
   return report.checks.filter(
-    (c) => c.status !== "pass" && !(RACY.has(c.id) && c.status === "inconclusive"),
+    (c) => c.status !== "pass" || c.notes.some((note) => note.includes("untested")),
   );
 }
 
@@ -69,6 +70,12 @@ async function check(kind: RealAgentKind, env: Record<string, string>, auth?: st
     home.remove();
   }
 }
+
+it("the fake model holds the checker's long prompt open", () => {
+  // Under load the cancel may reach the agent before its model request: the hold cannot
+  // be asserted per run, but the marker must stay part of the prompt the checker sends.
+  expect(LONG_PROMPT).toContain(HELD_TURN_MARKER);
+});
 
 describe("the real v2 agents, offline, pass the v2 checks", () => {
   it("codex-acp (logged in with --auth api-key)", { timeout: 180_000 }, async () => {
