@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { mcpServersOf, unsupportedServers } from "./mcp-config.js";
+import { mcpServersOf, unsupportedServers, withoutRawMcpSecrets } from "./mcp-config.js";
 import { TraceClock, TraceRecorder } from "./trace/trace-recorder.js";
 import { TraceWriter } from "./trace/trace-writer.js";
 
@@ -99,5 +99,53 @@ describe("a trace of a session/new with MCP servers", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  /** Records `text` (as read, `truncated` when cut short) and returns the trace file's text. */
+  async function recordRaw(text: string, truncated: boolean): Promise<string> {
+    const dir = mkdtempSync(join(tmpdir(), "acp-kit-mcp-trace-"));
+    try {
+      const file = join(dir, "t.ndjson");
+      const writer = new TraceWriter(file, {
+        maxQueueChars: 1 << 22,
+        warn: () => undefined,
+        droppedRecord: () => "{}",
+      });
+      const recorder = new TraceRecorder(writer, new TraceClock());
+      recorder.line("client→agent", { text, bytes: text.length, truncated });
+      await writer.close(1000);
+      return readFileSync(file, "utf8");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  const servers =
+    '"mcpServers":[{"name":"a","command":"x","args":[],"env":[{"name":"TOKEN","value":"top-secret"}]},' +
+    '{"type":"http","name":"b","url":"https://h","headers":[{"name":"Authorization","value":"Bearer hid\\"den"}]}]';
+
+  it("hides them in a line recorded raw because it was cut short, even mid-value", async () => {
+    const whole = `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p",${servers}}}`;
+    const cut = whole.slice(0, whole.indexOf("hid") + 5);
+    const recorded = await recordRaw(cut, true);
+    expect(recorded).not.toMatch(/top-secret|hid/);
+    const record = JSON.parse(recorded.trim()) as { raw: string; truncated?: unknown };
+    expect(record.raw).toContain('"name":"TOKEN","value":"***"');
+    expect(record.raw.endsWith('"value":"***"')).toBe(true);
+  });
+
+  it("hides them in a line too deep to re-serialise", async () => {
+    const deep = "[".repeat(20_000) + "]".repeat(20_000);
+    const text = `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p",${servers},"_meta":{"d":${deep}}}}`;
+    const recorded = await recordRaw(text, false);
+    expect(recorded).not.toMatch(/top-secret|hid\\"den/);
+    expect(recorded).toContain('\\"value\\":\\"***\\"');
+  });
+
+  it("leaves raw lines that give no MCP servers alone, and hides a value cut after its backslash", () => {
+    expect(withoutRawMcpSecrets('{"value":"kept"} not json')).toBe('{"value":"kept"} not json');
+    expect(withoutRawMcpSecrets('{"mcpServers":[{"env":[{"name":"K","value":"ab\\')).toBe(
+      '{"mcpServers":[{"env":[{"name":"K","value":"***"',
+    );
   });
 });

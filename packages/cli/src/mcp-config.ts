@@ -184,3 +184,21 @@ export function withoutMcpSecrets(message: unknown): unknown {
   if (!secret) return undefined;
   return { ...message, params: { ...message.params, mcpServers: servers.map(hideServer) } };
 }
+
+/**
+ * The text of a line that could not be recorded as parsed JSON (too long, so cut short;
+ * too deep; not JSON at all), with every string after a `"value"` key that follows
+ * `"mcpServers"` replaced by `"***"`: the values of MCP servers' `env` and `headers`. A
+ * value cut off by truncation is hidden to the end of the text. Lines that do not
+ * mention `mcpServers` come back unchanged. It hides more than it must (any `"value"`
+ * string after that key), never less.
+ */
+export function withoutRawMcpSecrets(text: string): string {
+  const start = text.indexOf('"mcpServers"');
+  if (start < 0) return text;
+  const tail = text.slice(start).replace(RAW_SECRET_VALUE, '"value":"***"');
+  return text.slice(0, start) + tail;
+}
+
+/** A `"value"` key and its string, which may be cut short at the end of the text. */
+const RAW_SECRET_VALUE = /"value"\s*:\s*"(?:[^"\\]|\\.)*(?:"|\\?$)/g;

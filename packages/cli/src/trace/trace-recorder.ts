@@ -8,11 +8,12 @@
  * whitespace between tokens in valid JSON) becomes a space. Nothing is re-serialised, so
  * no depth or size of a line can make recording fail; except a message giving MCP servers
  * (`params.mcpServers`), whose `env` and `headers` values are secrets: it is recorded
- * with them as `***`.
+ * with them as `***`, and so is a line recorded raw (cut short, too deep, not JSON) that
+ * names `mcpServers`.
  *
  * @module
  */
-import { withoutMcpSecrets } from "../mcp-config.js";
+import { withoutMcpSecrets, withoutRawMcpSecrets } from "../mcp-config.js";
 import type { TappedLine } from "./line-tap.js";
 import {
   TRACE_FORMAT,
@@ -155,7 +156,8 @@ export class TraceRecorder {
     const t = this.clock.now();
     const prefix = `{"t":${t},"at":"${this.clock.at(t)}","dir":"${dir}"`;
     this.unparsed[dir]++;
-    this.writer.write(`${prefix},"raw":${JSON.stringify(line.text)}${this.truncation(line)}}`);
+    const text = withoutRawMcpSecrets(line.text);
+    this.writer.write(`${prefix},"raw":${JSON.stringify(text)}${this.truncation(line)}}`);
   }
 
   /**
