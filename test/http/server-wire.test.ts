@@ -347,6 +347,36 @@ describe("security", () => {
     expect((await alpha.request("session/new", {})).status).toBe(202);
   });
 
+  it("an unauthenticated POST is refused before its body is read: 401 while the body is still open, even one declared over the limit", async () => {
+    const { url } = await serve({ authenticate: bearerTokenAuth("alpha"), maxBodyBytes: 1024 });
+    const open = (headers: Record<string, string>) =>
+      new Promise<{ status: number; headers: IncomingMessage["headers"] }>((resolve, reject) => {
+        const req = httpRequest(
+          url,
+          { method: "POST", headers: { "Content-Type": "application/json", ...headers } },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, headers: res.headers });
+            req.destroy();
+          },
+        );
+        req.on("error", reject);
+        // One chunk of a body that never ends: the answer cannot wait for its end.
+        req.write('{"jsonrpc":"2.0","id":0,"method":"initialize","params":{');
+      });
+    const chunked = await open({});
+    expect(chunked.status).toBe(401);
+    expect(chunked.headers["www-authenticate"]).toMatch(/^Bearer/);
+    expect(chunked.headers.connection).toBe("close");
+    // Declared far over the limit: still 401 first, not 413 (nothing about the body is
+    // answered to someone unauthenticated).
+    expect((await open({ "Content-Length": String(1 << 30) })).status).toBe(401);
+    // Authenticated: the same limit answers 413.
+    expect(
+      (await open({ "Content-Length": String(1 << 30), Authorization: "Bearer alpha" })).status,
+    ).toBe(413);
+  });
+
   it("WebSocket upgrades are checked too: 401 without a token, 403 for a foreign Origin", async () => {
     const { url } = await serve({ authenticate: bearerTokenAuth("alpha") });
     const status = (headers: Record<string, string>): Promise<number> =>

@@ -49,27 +49,44 @@ const FETCH_FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
 /** The `Allow` header of a 405 (what the core serves). */
 const ALLOWED_METHODS = "GET, POST, DELETE";
 
-class TooLarge extends Error {}
-
-function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
-  const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new TooLarge());
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    req.on("data", (chunk: Buffer) => {
-      total += chunk.byteLength;
-      if (total > limit) {
-        req.removeAllListeners("data");
+/**
+ * The body of `req` as a web stream that reads only on demand: nothing is taken in until
+ * the core asks for it, which it does after the Origin check and authentication, and
+ * never more than its size limit (it cancels beyond). On cancel the rest is discarded
+ * (the response then closes the connection).
+ */
+function nodeBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
+  req.pause();
+  let open = true;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on("data", (chunk: Buffer) => {
+          if (!open) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        });
+        req.once("end", () => {
+          if (!open) return;
+          open = false;
+          controller.close();
+        });
+        req.once("error", (error) => {
+          if (!open) return;
+          open = false;
+          controller.error(error);
+        });
+      },
+      pull() {
         req.resume();
-        reject(new TooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once("end", () => resolve(Buffer.concat(chunks)));
-    req.once("error", reject);
-  });
+      },
+      cancel() {
+        open = false;
+        req.resume();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 async function writeResponse(res: ServerResponse, response: Response): Promise<void> {
@@ -170,26 +187,29 @@ function attach(
         if (!res.writableFinished) abort.abort();
       });
       try {
-        // Only POST and DELETE bodies are read; any other method is refused by the core
-        // (405) without its body being taken in.
+        // Only POST and DELETE carry a body, and it is read only when the core asks for
+        // it: after Origin and authentication, up to its limit (413 beyond). Any other
+        // method is refused by the core (405) without its body being taken in.
         const hasBody = method === "POST" || method === "DELETE";
-        const body = hasBody ? await readNodeBody(req, handler.maxBodyBytes) : undefined;
         const request = new Request(requestUrl(req), {
           method,
           headers: nodeHeaders(req),
-          body: body as Uint8Array<ArrayBuffer> | undefined,
+          ...(hasBody ? { body: nodeBodyStream(req), duplex: "half" as const } : {}),
           signal: abort.signal,
         });
-        await writeResponse(res, await handler.handle(request));
+        const response = await handler.handle(request);
+        // A body left unread (refused before reading, or beyond the limit) is discarded
+        // and the connection not reused.
+        if (hasBody && !req.complete) res.setHeader("Connection", "close");
+        await writeResponse(res, response);
       } catch (error) {
         if (res.headersSent) {
           res.destroy();
           return;
         }
-        const status = error instanceof TooLarge ? 413 : 500;
-        res.statusCode = status;
+        res.statusCode = 500;
         res.setHeader("Content-Type", "text/plain");
-        res.end(status === 413 ? "Payload Too Large" : "Internal Server Error");
+        res.end("Internal Server Error");
       }
     })();
   };
