@@ -28,6 +28,10 @@ import {
   type AcpHttpHandlerOptions,
   type AcpNodeServer,
 } from "../../packages/acp-kit/src/http/server/index.js";
+import {
+  MAX_RETRY_AFTER_MS,
+  retryAfterMs,
+} from "../../packages/acp-kit/src/http/client/options.js";
 import { startTcpProxy, type TcpProxy } from "./client-proxy.js";
 import { startAgent } from "./client-resumable-server.js";
 
@@ -187,6 +191,39 @@ describe("WebSocket client: one reconnect loop per drop", () => {
       "The WebSocket upgrade: HTTP 503 (backend away)",
       "The WebSocket upgrade: HTTP 503 (backend away)",
     ]);
+  });
+});
+
+describe("HTTP client: Retry-After", () => {
+  it("a POST answered 503 with Retry-After is sent again after the time asked, not the (shorter) backoff", async () => {
+    let unavailable = 0;
+    const url = await serve({
+      authenticate: (request) => {
+        if (request.method === "POST" && unavailable > 0) {
+          unavailable--;
+          return new Response("busy", { status: 503, headers: { "Retry-After": "1" } });
+        }
+        return { id: "me" };
+      },
+    });
+    const { connection, events, sessionId } = await open(connectHttp, url);
+    unavailable = 1;
+    await expect(
+      connection.prompt({ sessionId, prompt: [{ type: "text", text: "2" }] }),
+    ).resolves.toEqual({ stopReason: "end_turn" });
+    const waits = events.flatMap((e) => (e.type === "reconnecting" ? [e.delayMs] : []));
+    // RECONNECT's backoff is at most 40 ms; the server asked for a second.
+    expect(waits).toEqual([1000]);
+  });
+
+  it("reads delta-seconds and HTTP dates, and waits a minute at most", () => {
+    const now = Date.parse("2026-11-28T12:00:00Z");
+    expect(retryAfterMs(null, now)).toBeUndefined();
+    expect(retryAfterMs("soon", now)).toBeUndefined();
+    expect(retryAfterMs(" 3 ", now)).toBe(3000);
+    expect(retryAfterMs("Sat, 28 Nov 2026 12:00:05 GMT", now)).toBe(5000);
+    expect(retryAfterMs("Sat, 28 Nov 2026 11:00:00 GMT", now)).toBe(0);
+    expect(retryAfterMs("86400", now)).toBe(MAX_RETRY_AFTER_MS);
   });
 });
 

@@ -10,6 +10,7 @@ import type { AnyMessage, JsonRpcId } from "../../base/messages.js";
 import { MemoryCookieStore, type CookieStore } from "./cookies.js";
 import {
   backoffDelay,
+  retryAfterMs,
   idKey,
   paramsSessionId,
   resolveSettings,
@@ -391,9 +392,11 @@ class HttpTransport implements RemoteStream {
     for (let attempt = 1; ; attempt++) {
       let response: Response | undefined;
       let failure: Error;
+      let advised: number | undefined;
       try {
         response = await this.request("POST", headers, body, this.settings.requestTimeoutMs);
         if (response.ok) return response;
+        advised = retryAfterMs(response.headers.get("Retry-After"), Date.now());
         failure = await statusError(response, "POST");
         // 502/503/504 from a proxy: the backend was not reached (or not answering).
         if (![502, 503, 504].includes(response.status)) throw failure;
@@ -407,7 +410,9 @@ class HttpTransport implements RemoteStream {
         if (this.lifetime.signal.aborted) throw error;
       }
       if (attempt > this.settings.maxAttempts || this.ended) throw failure;
-      const delayMs = backoffDelay(this.settings, attempt);
+      // A 503's Retry-After (the server's inbound queue is full, or a proxy's backend is
+      // away) is waited out, up to a minute, when it asks for longer than the backoff.
+      const delayMs = Math.max(backoffDelay(this.settings, attempt), advised ?? 0);
       this.settings.onEvent({
         type: "reconnecting",
         stream: CONNECTION,

@@ -163,6 +163,26 @@ export function backoffDelay(settings: Settings, attempt: number): number {
   return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
+/** The longest `Retry-After` the client waits out, in ms. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * What a `Retry-After` header asks for, in ms from `now` (delta-seconds or an HTTP date),
+ * at most {@link MAX_RETRY_AFTER_MS}; undefined when absent or unreadable.
+ */
+export function retryAfterMs(value: string | null, now: number): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  let ms: number;
+  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
+  else {
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+}
+
 /** A JSON-RPC id as a map key (`1` and `"1"` differ). */
 export function idKey(id: unknown): string | undefined {
   if (typeof id === "string") return `s:${id}`;
