@@ -15,6 +15,10 @@ import {
   TestClient,
   type TestClientOptions,
 } from "../../packages/acp-kit/src/testing/test-client/client.js";
+import type { AgentSideConnection as V2AgentSideConnection } from "../../packages/acp-kit/src/v2/agent-side-connection.js";
+import { assertScenario, createScriptedAgentV2 } from "../../packages/acp-kit/src/testing/index.js";
+import type { RequestPermissionRequest as V2RequestPermissionRequest } from "../../packages/acp-kit/src/schema/v2/types.gen.js";
+import { until } from "../support/interop-wire.js";
 
 type Script = (turn: PromptTurn, connection: AgentSideConnection) => Promise<TurnResult>;
 
@@ -227,6 +231,49 @@ describe("TestClient", () => {
         response: { result: { pong: 1 } },
       },
       { type: "notification", method: "_acme/note", params: { hi: true } },
+    ]);
+    await client.close();
+  });
+
+  it("v2: answers a permission request the agent withdraws ($/cancel_request) with cancelled", async () => {
+    let asked!: () => void;
+    const askedOnce = new Promise<void>((resolve) => (asked = resolve));
+    // A person who never answers: only the withdrawal can end the question.
+    const client = new TestClient({
+      permission: () => {
+        asked();
+        return new Promise<never>(() => undefined);
+      },
+    });
+    let agentSide!: V2AgentSideConnection;
+    const scenario = assertScenario({ agent: {}, turns: [{ steps: [] }] });
+    client.connectV2((connection) => {
+      agentSide = connection;
+      return createScriptedAgentV2(connection, scenario);
+    });
+    await client.initializeV2();
+    const withdraw = new AbortController();
+    const request = agentSide.requestPermission(
+      {
+        sessionId: "s1",
+        title: "Edit a.txt",
+        options: [{ optionId: "ok", name: "Allow", kind: "allow_once" }],
+      } satisfies V2RequestPermissionRequest,
+      { signal: withdraw.signal },
+    );
+    request.catch(() => undefined);
+    await askedOnce;
+    withdraw.abort();
+    const answered = () =>
+      client.records.some(
+        (r) => r.type === "request" && r.method === "session/request_permission" && r.response,
+      );
+    expect(await until(answered)).toBe(true);
+    expect(client.records.filter((r) => r.type === "request")).toEqual([
+      expect.objectContaining({
+        method: "session/request_permission",
+        response: { result: { outcome: { outcome: "cancelled" } } },
+      }),
     ]);
     await client.close();
   });

@@ -440,14 +440,18 @@ export class TestClient {
         r.updateV2(params.sessionId, params.update);
         this.v2.update(params);
       },
-      requestPermission: r.request(
-        "session/request_permission",
-        (p: v2.RequestPermissionRequest) =>
-          this.permissions.answer(
-            this.permission,
-            p as unknown as schema.RequestPermissionRequest,
-          ) as v2.RequestPermissionResponse | Promise<v2.RequestPermissionResponse>,
-      ),
+      // A request the agent withdraws with `$/cancel_request` (its work was cancelled)
+      // is answered `cancelled`, as v2 asks of clients.
+      requestPermission: (params, context) =>
+        r.request(
+          "session/request_permission",
+          (p: v2.RequestPermissionRequest) =>
+            this.permissions.answer(
+              this.permission,
+              p as unknown as schema.RequestPermissionRequest,
+              context?.signal,
+            ) as v2.RequestPermissionResponse | Promise<v2.RequestPermissionResponse>,
+        )(params),
       createElicitation: r.request("elicitation/create", refuse("elicitation/create")),
       completeElicitation: (params) => r.notification("elicitation/complete", params),
       extMethod: (method, params) =>

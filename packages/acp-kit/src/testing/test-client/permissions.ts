@@ -71,11 +71,16 @@ export function fixedAnswer(
 export class PendingTestPermissions {
   private readonly pending = new Map<string, Set<(response: RequestPermissionResponse) => void>>();
 
-  /** Answers `request` with `policy`; a pending answer can be cancelled per session. */
+  /**
+   * Answers `request` with `policy`; a pending answer is answered `cancelled` when its
+   * session is cancelled or `withdrawn` aborts (the agent sent `$/cancel_request`).
+   */
   answer(
     policy: TestClientPermission,
     request: RequestPermissionRequest,
+    withdrawn?: AbortSignal,
   ): MaybePromise<RequestPermissionResponse> {
+    if (withdrawn?.aborted === true) return CANCELLED;
     if (typeof policy !== "function") return fixedAnswer(policy, request);
     const decided = Promise.resolve(policy(request)).then((outcome): RequestPermissionResponse =>
       typeof outcome === "string"
@@ -88,7 +93,10 @@ export class PendingTestPermissions {
     const waiting = this.pending.get(sessionId) ?? new Set();
     this.pending.set(sessionId, waiting);
     waiting.add(settle);
+    const withdraw = (): void => settle(CANCELLED);
+    withdrawn?.addEventListener("abort", withdraw, { once: true });
     return Promise.race([decided, cancelled]).finally(() => {
+      withdrawn?.removeEventListener("abort", withdraw);
       waiting.delete(settle);
       if (waiting.size === 0) this.pending.delete(sessionId);
     });
