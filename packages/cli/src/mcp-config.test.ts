@@ -54,55 +54,8 @@ describe("mcpServersOf", () => {
 });
 
 describe("a trace of a session/new with MCP servers", () => {
-  it("records the env and header values as ***", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "acp-kit-mcp-trace-"));
-    try {
-      const file = join(dir, "t.ndjson");
-      const writer = new TraceWriter(file, {
-        maxQueueChars: 1 << 20,
-        warn: () => undefined,
-        droppedRecord: () => "{}",
-      });
-      const recorder = new TraceRecorder(writer, new TraceClock());
-      const message = {
-        jsonrpc: "2.0",
-        id: 1,
-        method: "session/new",
-        params: {
-          cwd: "/p",
-          mcpServers: [
-            { name: "a", command: "x", args: [], env: [{ name: "TOKEN", value: "top-secret" }] },
-            {
-              type: "http",
-              name: "b",
-              url: "https://h",
-              headers: [{ name: "Authorization", value: "Bearer hidden" }],
-            },
-          ],
-        },
-      };
-      const text = JSON.stringify(message);
-      recorder.line("client→agent", { text, bytes: text.length, truncated: false });
-      await writer.close(1000);
-      const recorded = readFileSync(file, "utf8");
-      expect(recorded).not.toMatch(/top-secret|hidden/);
-      const record = JSON.parse(recorded.trim()) as { msg: typeof message };
-      expect(record.msg.params.mcpServers).toEqual([
-        { name: "a", command: "x", args: [], env: [{ name: "TOKEN", value: "***" }] },
-        {
-          type: "http",
-          name: "b",
-          url: "https://h",
-          headers: [{ name: "Authorization", value: "***" }],
-        },
-      ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-
   /** Records `text` (as read, `truncated` when cut short) and returns the trace file's text. */
-  async function recordRaw(text: string, truncated: boolean): Promise<string> {
+  async function record(text: string, truncated: boolean): Promise<string> {
     const dir = mkdtempSync(join(tmpdir(), "acp-kit-mcp-trace-"));
     try {
       const file = join(dir, "t.ndjson");
@@ -120,6 +73,38 @@ describe("a trace of a session/new with MCP servers", () => {
     }
   }
 
+  it("records the env and header values as ***", async () => {
+    const message = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "session/new",
+      params: {
+        cwd: "/p",
+        mcpServers: [
+          { name: "a", command: "x", args: [], env: [{ name: "TOKEN", value: "top-secret" }] },
+          {
+            type: "http",
+            name: "b",
+            url: "https://h",
+            headers: [{ name: "Authorization", value: "Bearer hidden" }],
+          },
+        ],
+      },
+    };
+    const recorded = await record(JSON.stringify(message), false);
+    expect(recorded).not.toMatch(/top-secret|hidden/);
+    const parsed = JSON.parse(recorded.trim()) as { msg: typeof message };
+    expect(parsed.msg.params.mcpServers).toEqual([
+      { name: "a", command: "x", args: [], env: [{ name: "TOKEN", value: "***" }] },
+      {
+        type: "http",
+        name: "b",
+        url: "https://h",
+        headers: [{ name: "Authorization", value: "***" }],
+      },
+    ]);
+  });
+
   const servers =
     '"mcpServers":[{"name":"a","command":"x","args":[],"env":[{"name":"TOKEN","value":"top-secret"}]},' +
     '{"type":"http","name":"b","url":"https://h","headers":[{"name":"Authorization","value":"Bearer hid\\"den"}]}]';
@@ -127,17 +112,17 @@ describe("a trace of a session/new with MCP servers", () => {
   it("hides them in a line recorded raw because it was cut short, even mid-value", async () => {
     const whole = `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p",${servers}}}`;
     const cut = whole.slice(0, whole.indexOf("hid") + 5);
-    const recorded = await recordRaw(cut, true);
+    const recorded = await record(cut, true);
     expect(recorded).not.toMatch(/top-secret|hid/);
-    const record = JSON.parse(recorded.trim()) as { raw: string; truncated?: unknown };
-    expect(record.raw).toContain('"name":"TOKEN","value":"***"');
-    expect(record.raw.endsWith('"value":"***"')).toBe(true);
+    const line = JSON.parse(recorded.trim()) as { raw: string; truncated?: unknown };
+    expect(line.raw).toContain('"name":"TOKEN","value":"***"');
+    expect(line.raw.endsWith('"value":"***"')).toBe(true);
   });
 
   it("hides them in a line too deep to re-serialise", async () => {
     const deep = "[".repeat(20_000) + "]".repeat(20_000);
     const text = `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/p",${servers},"_meta":{"d":${deep}}}}`;
-    const recorded = await recordRaw(text, false);
+    const recorded = await record(text, false);
     expect(recorded).not.toMatch(/top-secret|hid\\"den/);
     expect(recorded).toContain('\\"value\\":\\"***\\"');
   });
