@@ -52,11 +52,14 @@ export function QuestionView({
   question,
   state,
   terminals,
+  full = false,
 }: {
   question: PendingQuestion;
   /** The session's state: the question shows the tool call as the thread has it. */
   state: SessionState | undefined;
   terminals: ReadonlyMap<string, string>;
+  /** Shows the tool call's output in full, not folded (Ctrl-O). */
+  full?: boolean;
 }): ReactNode {
   const { request } = question;
   const options = request.options;
@@ -90,6 +93,7 @@ export function QuestionView({
         call={toolCallInQuestion(state, request.toolCall)}
         terminals={terminals}
         expanded
+        full={full}
         maxDiffLines={Math.max(6, rows - 14 - options.length)}
       />
       <Box flexDirection="column" marginTop={1}>
@@ -124,6 +128,7 @@ export function FirstQuestion({
       question={question}
       state={sessions.get(question.request.sessionId)}
       terminals={ui.terminals}
+      full={ui.showToolOutput}
     />
   );
 }
