@@ -344,7 +344,7 @@ export function App({
   const app = useApp();
   const { stdout } = useStdout();
   useTerminalSize(stdout);
-  useToolOutputKey(ui);
+  useToolOutputKey(ui, controller.sessions);
   const columns = stdout.columns || 80;
   // A ref, not state: two Ctrl-C can arrive before the next render.
   const interrupts = useRef(0);

@@ -104,7 +104,12 @@ export function DiffView({
       shown++;
       const color = line.startsWith("+") ? "green" : line.startsWith("-") ? "red" : undefined;
       lines.push(
-        <Text key={`${h}.${i}`} color={color} dimColor={color === undefined}>
+        <Text
+          key={`${h}.${i}`}
+          color={color}
+          dimColor={color === undefined}
+          wrap={folded ? "truncate-end" : "wrap"}
+        >
           {line}
         </Text>,
       );
@@ -190,7 +195,12 @@ export function PatchView({
           ? "red"
           : undefined;
     shown.push(
-      <Text key={i} color={color} dimColor={color === undefined || color === "cyan"}>
+      <Text
+        key={i}
+        color={color}
+        dimColor={color === undefined || color === "cyan"}
+        wrap={folded ? "truncate-end" : "wrap"}
+      >
         {clip(line, MAX_LINE_CHARS)}
       </Text>,
     );
@@ -258,7 +268,11 @@ function ContentView({
           {output === "" ? (
             <Text dimColor>(no output yet)</Text>
           ) : (
-            lines.map((l, i) => <Text key={i}>{clip(l, MAX_LINE_CHARS)}</Text>)
+            lines.map((l, i) => (
+              <Text key={i} wrap={full ? "wrap" : "truncate-end"}>
+                {clip(l, MAX_LINE_CHARS)}
+              </Text>
+            ))
           )}
         </Box>
       );
@@ -270,7 +284,7 @@ function ContentView({
       return (
         <Box flexDirection="column">
           {lines.map((l, i) => (
-            <Text key={i} dimColor>
+            <Text key={i} dimColor wrap={full ? "wrap" : "truncate-end"}>
               {clip(l, MAX_LINE_CHARS)}
             </Text>
           ))}
@@ -343,14 +357,23 @@ export function ToolCallView({
   );
   return (
     <Box flexDirection="column">
-      <Text>
-        <StatusIcon call={call} />{" "}
-        <Text color="magenta">{KIND_LABELS[call.kind] ?? call.kind}</Text>{" "}
-        <Text bold>{clip(call.title === "" ? call.toolCallId : call.title)}</Text>
-        {locations.length > 0 && !call.content.some((c) => c.type === "diff") ? (
-          <Text dimColor> {locations.join(", ")}</Text>
-        ) : null}
-      </Text>
+      {/* A long title wraps under itself, after the mark and the kind. */}
+      <Box flexDirection="row">
+        <Box flexShrink={0}>
+          <Text>
+            <StatusIcon call={call} />{" "}
+            <Text color="magenta">{KIND_LABELS[call.kind] ?? call.kind}</Text>{" "}
+          </Text>
+        </Box>
+        <Box flexShrink={1}>
+          <Text>
+            <Text bold>{clip(call.title === "" ? call.toolCallId : call.title)}</Text>
+            {locations.length > 0 && !call.content.some((c) => c.type === "diff") ? (
+              <Text dimColor> {locations.join(", ")}</Text>
+            ) : null}
+          </Text>
+        </Box>
+      </Box>
       {expanded && call.content.length > 0 ? (
         <Box flexDirection="column" marginLeft={2}>
           {call.content.map((content, i) => (
