@@ -113,6 +113,23 @@ function permissionBox(rows: readonly string[]): string[] {
   return rows.slice(top, bottom + 1);
 }
 
+/**
+ * The permission box once it is whole on the screen. (While a turn starts, its first
+ * frames can still hold the prompt above the box: the live area is cut at the top until
+ * the prompt is printed for good, a frame later.)
+ */
+async function wholeBox(t: TmuxSession): Promise<{ visible: string[]; box: string[] }> {
+  for (let attempt = 0; ; attempt++) {
+    const visible = t.visibleRows();
+    try {
+      return { visible, box: permissionBox(visible) };
+    } catch (error) {
+      if (attempt === 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 describe("acp-kit run: a permission question with long options", () => {
   it.each([
     [80, 24],
@@ -124,8 +141,7 @@ describe("acp-kit run: a permission question with long options", () => {
     await t.waitFor("All read.");
     t.send("edit");
     await t.waitFor("↑↓ choose · Enter confirm · 1-3 pick · Esc reject");
-    const visible = t.visibleRows();
-    const box = permissionBox(visible);
+    const { visible, box } = await wholeBox(t);
     expect(box[1]).toMatch(/^│ Permission requested +│$/);
     // Every row between the borders is framed, none wider than the screen.
     for (const row of box.slice(1, -1)) {
@@ -150,7 +166,7 @@ describe("acp-kit run: a permission question with long options", () => {
     expect(screen.indexOf("+line 12 of the new text")).toBeLessThan(
       screen.lastIndexOf("Permission requested"),
     );
-    expect(permissionBox(t.visibleRows())[1]).toMatch(/^│ Permission requested +│$/);
+    expect((await wholeBox(t)).box[1]).toMatch(/^│ Permission requested +│$/);
     // Enter takes the one-time allow.
     t.keys("Enter");
     await t.waitFor("Edited.");
