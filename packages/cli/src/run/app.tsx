@@ -37,6 +37,7 @@ import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
 import { selectValues } from "../session-options.js";
 import { agentText, blocksText, finishedPrefix, liveTail, tokens, typedText } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
+import { useToolOutputKey } from "./tool-output-key.js";
 import { OpenSessionPicker, type SessionPickerSlot } from "./session-picker.js";
 import type { TranscriptEntry, UiModel } from "./ui-model.js";
 import { answerText, type PermissionAnswer, type PermissionAnswers } from "./permission-answers.js";
@@ -132,7 +133,7 @@ function ItemView({
       if (asking === item.toolCallId) return null;
       return (
         <Box flexDirection="column">
-          <ToolCallView call={item} terminals={ui.terminals} expanded />
+          <ToolCallView call={item} terminals={ui.terminals} expanded full={ui.showToolOutput} />
           {answerText(answer) === undefined ? null : (
             <Text dimColor>{`  ${answerText(answer)}`}</Text>
           )}
@@ -343,6 +344,7 @@ export function App({
   const app = useApp();
   const { stdout } = useStdout();
   useTerminalSize(stdout);
+  useToolOutputKey(ui, controller.sessions);
   const columns = stdout.columns || 80;
   // A ref, not state: two Ctrl-C can arrive before the next render.
   const interrupts = useRef(0);

@@ -56,3 +56,17 @@ describe("Markdown nested too deep", () => {
     expect(output).not.toContain("- two");
   });
 });
+
+describe("Markdown code blocks", () => {
+  it("shows highlighted code with its characters as written, blank lines kept", async () => {
+    const code = 'if (a < b && c > 0) {\n\n  return "x&y";\n}';
+    const { output, errors } = await draw(`\`\`\`ts\n${code}\n\`\`\``);
+    expect(errors).toEqual([]);
+    const rows = output
+      .split("\n")
+      .filter((row) => row.startsWith("│"))
+      .map((row) => row.slice(2).replace(/\s*│$/, ""));
+    // (Drawn once more as the view is unmounted.)
+    expect(rows.slice(0, 5)).toEqual(["ts", ...code.split("\n")]);
+  });
+});

@@ -9,6 +9,7 @@ import { Box, Text, useStdout } from "ink";
 import { Lexer, type Token, type Tokens } from "marked";
 import type { ReactNode } from "react";
 import stringWidth from "string-width";
+import { highlightCode, type CodeSpan } from "./highlight.js";
 
 function inline(tokens: readonly Token[] | undefined, keyPrefix: string): ReactNode[] {
   return (tokens ?? []).map((token, i) => {
@@ -77,16 +78,39 @@ function decodeEntities(text: string): string {
     .replaceAll("&amp;", "&");
 }
 
-function CodeBlock({ code }: { code: Tokens.Code }): ReactNode {
-  const lines = code.text.replace(/\n$/, "").split("\n");
+/** A line of code; a blank one keeps its row. */
+function CodeLine({ spans }: { spans: readonly CodeSpan[] }): ReactNode {
+  if (spans.length === 0) return <Text> </Text>;
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1}>
-      {code.lang !== undefined && code.lang !== "" ? <Text dimColor>{code.lang}</Text> : null}
-      {lines.map((line, i) => (
-        <Text key={i} color="yellow">
-          {line === "" ? " " : line}
+    <Text>
+      {spans.map((span, i) => (
+        <Text key={i} color={span.color} dimColor={span.dim === true}>
+          {span.text}
         </Text>
       ))}
+    </Text>
+  );
+}
+
+/**
+ * A fenced code block, framed, with its language: highlighted when the language is known
+ * (without colour, as on a pipe or with `NO_COLOR`, the colours are simply left out),
+ * else all in one colour.
+ */
+function CodeBlock({ code }: { code: Tokens.Code }): ReactNode {
+  const text = code.text.replace(/\n$/, "");
+  const language = code.lang ?? "";
+  const highlighted = highlightCode(text, language);
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1}>
+      {language !== "" ? <Text dimColor>{language}</Text> : null}
+      {highlighted !== undefined
+        ? highlighted.map((spans, i) => <CodeLine key={i} spans={spans} />)
+        : text.split("\n").map((line, i) => (
+            <Text key={i} color="yellow">
+              {line === "" ? " " : line}
+            </Text>
+          ))}
     </Box>
   );
 }

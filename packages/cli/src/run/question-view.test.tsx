@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { PermissionPromptInfo } from "acp-kit/node";
 import type { PermissionOption, RequestPermissionRequest } from "acp-kit";
 import { SessionStore } from "acp-kit";
-import { FirstQuestion, safeDefaultOption } from "./question-view.js";
+import { diffBudget, FirstQuestion, safeDefaultOption, wrappedRows } from "./question-view.js";
 import { UiModel } from "./ui-model.js";
 import { renderWithKeys, terminal, tick } from "../../../../test/support/ink-terminal.js";
 
@@ -101,5 +101,32 @@ describe("safeDefaultOption", () => {
     expect(safeDefaultOption(kinds("allow_always", "reject_always", "reject_once"))).toBe(2);
     expect(safeDefaultOption(kinds("allow_once", "allow_always"))).toBe(0);
     expect(safeDefaultOption(kinds("allow_always", "reject_always"))).toBe(0);
+  });
+});
+
+describe("the permission box's room", () => {
+  it("counts rows as words wrap, a word longer than the line broken", () => {
+    expect(wrappedRows("", 10)).toBe(1);
+    expect(wrappedRows("one two three", 13)).toBe(1);
+    expect(wrappedRows("one two three", 8)).toBe(2);
+    expect(wrappedRows("x".repeat(25), 10)).toBe(3);
+    expect(wrappedRows("a\nb", 10)).toBe(2);
+  });
+
+  it("gives the diff what the options and the title leave, at least a line", () => {
+    const option = (name: string): PermissionOption => ({
+      optionId: name,
+      name,
+      kind: "allow_once",
+    });
+    const short = [option("Allow"), option("Reject")];
+    const long = [option("word ".repeat(40).trim()), option("Reject")];
+    expect(diffBudget(24, 80, "Edit a.ts", short)).toBeGreaterThan(
+      diffBudget(24, 80, "Edit a.ts", long),
+    );
+    expect(diffBudget(24, 80, "Edit a.ts", long)).toBeGreaterThan(
+      diffBudget(24, 60, "Edit a.ts", long),
+    );
+    expect(diffBudget(10, 40, "Edit a.ts", long)).toBe(1);
   });
 });

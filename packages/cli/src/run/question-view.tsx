@@ -4,6 +4,7 @@
  * @module
  */
 import { Box, Text, useStdout } from "ink";
+import stringWidth from "string-width";
 import { useKeys } from "./keys.js";
 import type { ReactNode } from "react";
 import type { PermissionOption } from "acp-kit";
@@ -47,6 +48,60 @@ export function safeDefaultOption(options: readonly PermissionOption[]): number 
   return 0;
 }
 
+/**
+ * How many rows `text` takes when wrapped at `width` columns, at word boundaries (a word
+ * longer than the width is broken), as Ink wraps it; at least one.
+ */
+export function wrappedRows(text: string, width: number): number {
+  const room = Math.max(1, width);
+  let rows = 0;
+  for (const line of text.split("\n")) {
+    rows++;
+    let used = 0;
+    for (const word of line.split(" ")) {
+      const w = stringWidth(word);
+      const needed = used === 0 ? w : used + 1 + w;
+      if (needed <= room) {
+        used = needed;
+        continue;
+      }
+      if (used > 0) rows++;
+      rows += Math.floor(Math.max(0, w - 1) / room);
+      used = w % room === 0 && w > 0 ? room : w % room;
+    }
+  }
+  return rows;
+}
+
+/** The least diff lines the box shows, however small the screen. */
+const MIN_DIFF_LINES = 1;
+
+/**
+ * How many diff lines the permission box can show on a screen of `rows` x `columns` with
+ * the status and input lines under it: the screen less the box's frame, the tool call's
+ * title, the options (as they wrap) and the keys' line.
+ */
+export function diffBudget(
+  rows: number,
+  columns: number,
+  title: string,
+  options: readonly PermissionOption[],
+): number {
+  // The box's border and padding, and the option's "❯ 1. " before its name.
+  const inner = columns - 4;
+  const optionRows = options.reduce(
+    (sum, option) => sum + wrappedRows(option.name, inner - `❯ ${options.length}. `.length),
+    0,
+  );
+  // The tool call's row: its mark and kind (up to 9 columns), then its title.
+  const titleRows = wrappedRows(title, inner - 9);
+  // Around them: 2 spare rows and 3 for the status and input lines (see `app.tsx`), the
+  // box's margin and border (3), "Permission requested", the diff's path and hunk line,
+  // the gap above the options, the keys' line, and one for a status line that wraps.
+  const fixed = 2 + 3 + 3 + 1 + 2 + 1 + 1 + 1;
+  return Math.max(MIN_DIFF_LINES, rows - fixed - titleRows - optionRows);
+}
+
 /** See the module comment. */
 export function QuestionView({
   question,
@@ -60,8 +115,11 @@ export function QuestionView({
 }): ReactNode {
   const { request } = question;
   const options = request.options;
-  // The box must fit on the screen with the status and input lines.
-  const rows = useStdout().stdout.rows || 24;
+  // The box must fit on the screen with the status and input lines, or its top (the
+  // border, what is asked) would be cut off: the diff gets what the rest leaves.
+  const { stdout } = useStdout();
+  const rows = stdout.rows || 24;
+  const columns = stdout.columns || 80;
   const choose = (option: PermissionOption | undefined): void => {
     question.answer(
       option === undefined
@@ -81,26 +139,35 @@ export function QuestionView({
     safeDefaultOption(options),
   );
   useKeys(onKey);
+  const call = toolCallInQuestion(state, request.toolCall);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1} marginTop={1}>
       <Text bold color="yellow">
         Permission requested
       </Text>
       <ToolCallView
-        call={toolCallInQuestion(state, request.toolCall)}
+        call={call}
         terminals={terminals}
         expanded
-        maxDiffLines={Math.max(6, rows - 14 - options.length)}
+        maxDiffLines={diffBudget(rows, columns, call.title, options)}
       />
       <Box flexDirection="column" marginTop={1}>
         {options.map((option, i) => (
-          <Text key={option.optionId} color={i === index ? "cyan" : KIND_COLORS[option.kind]}>
-            {i === index ? "❯ " : "  "}
-            {i + 1}. {option.name}
-          </Text>
+          // A long name wraps under itself, inside the box.
+          <Box key={option.optionId} flexDirection="row">
+            <Box flexShrink={0}>
+              <Text color={i === index ? "cyan" : KIND_COLORS[option.kind]}>
+                {i === index ? "❯ " : "  "}
+                {`${i + 1}. `}
+              </Text>
+            </Box>
+            <Box flexShrink={1}>
+              <Text color={i === index ? "cyan" : KIND_COLORS[option.kind]}>{option.name}</Text>
+            </Box>
+          </Box>
         ))}
       </Box>
-      <Text dimColor>↑↓ choose · Enter confirm · 1-{options.length} pick · Esc reject</Text>
+      <Text dimColor>{`↑↓ choose · Enter confirm · 1-${options.length} pick · Esc reject`}</Text>
     </Box>
   );
 }

@@ -25,10 +25,25 @@ const KIND_LABELS: Readonly<Record<string, string>> = {
   other: "tool",
 };
 
-/** How many lines of a diff, text content or terminal output a row shows at most. */
+/**
+ * How many lines of a diff, text content or terminal output a row shows at most: folded
+ * (the default: a read result shows its start, a command the end of its output), and with
+ * the output shown in full (Ctrl-O, see `tool-output-key.ts`; still bounded, a result may
+ * be megabytes).
+ */
 const MAX_DIFF_LINES = 40;
-const MAX_TEXT_LINES = 8;
-const MAX_TERMINAL_LINES = 10;
+const FOLDED_TEXT_LINES = 4;
+const FOLDED_TERMINAL_LINES = 5;
+const FULL_LINES = 2000;
+
+/** The key that shows tool output in full, as the fold line names it. */
+export const EXPAND_KEY = "Ctrl-O";
+
+/** "… N more lines", with the key to expand them while they are folded. */
+function moreText(hidden: number, which: "more" | "earlier", folded: boolean): string {
+  const lines = `${hidden} ${which} ${hidden === 1 ? "line" : "lines"}`;
+  return folded ? `… ${lines} (${EXPAND_KEY} to expand)` : `… ${lines}`;
+}
 
 function StatusIcon({ call }: { call: ThreadToolCall }): ReactNode {
   if (call.cancelled && call.status !== "completed" && call.status !== "failed") {
@@ -56,12 +71,15 @@ export function DiffView({
   oldText,
   newText,
   maxLines = MAX_DIFF_LINES,
+  folded = false,
 }: {
   path: string;
   oldText: string | null;
   newText: string;
   /** The most diff lines shown (default 40). */
   maxLines?: number;
+  /** Whether the lines left out can be shown with {@link EXPAND_KEY} (it says so). */
+  folded?: boolean;
 }): ReactNode {
   const patch = structuredPatch(path, path, oldText ?? "", newText, "", "", { context: 2 });
   const lines: ReactNode[] = [];
@@ -86,7 +104,12 @@ export function DiffView({
       shown++;
       const color = line.startsWith("+") ? "green" : line.startsWith("-") ? "red" : undefined;
       lines.push(
-        <Text key={`${h}.${i}`} color={color} dimColor={color === undefined}>
+        <Text
+          key={`${h}.${i}`}
+          color={color}
+          dimColor={color === undefined}
+          wrap={folded ? "truncate-end" : "wrap"}
+        >
           {line}
         </Text>,
       );
@@ -99,11 +122,7 @@ export function DiffView({
         <Text dimColor>(no changes: the file already has this text)</Text>
       ) : null}
       {lines}
-      {hidden > 0 ? (
-        <Text dimColor>
-          … {hidden} more {hidden === 1 ? "line" : "lines"}
-        </Text>
-      ) : null}
+      {hidden > 0 ? <Text dimColor>{moreText(hidden, "more", folded)}</Text> : null}
     </Box>
   );
 }
@@ -148,10 +167,13 @@ function changeLabel(change: V2DiffChange): string {
 export function PatchView({
   diff,
   maxLines = MAX_DIFF_LINES,
+  folded = false,
 }: {
   diff: V2Diff;
   /** The most patch lines shown (default 40). */
   maxLines?: number;
+  /** Whether the lines left out can be shown with {@link EXPAND_KEY} (it says so). */
+  folded?: boolean;
 }): ReactNode {
   const shown: ReactNode[] = [];
   let hidden = 0;
@@ -173,7 +195,12 @@ export function PatchView({
           ? "red"
           : undefined;
     shown.push(
-      <Text key={i} color={color} dimColor={color === undefined || color === "cyan"}>
+      <Text
+        key={i}
+        color={color}
+        dimColor={color === undefined || color === "cyan"}
+        wrap={folded ? "truncate-end" : "wrap"}
+      >
         {clip(line, MAX_LINE_CHARS)}
       </Text>,
     );
@@ -186,11 +213,7 @@ export function PatchView({
         </Text>
       ))}
       {shown}
-      {hidden > 0 ? (
-        <Text dimColor>
-          … {hidden} more {hidden === 1 ? "line" : "lines"}
-        </Text>
-      ) : null}
+      {hidden > 0 ? <Text dimColor>{moreText(hidden, "more", folded)}</Text> : null}
     </Box>
   );
 }
@@ -209,10 +232,12 @@ function ContentView({
   content,
   terminals,
   maxDiffLines,
+  full,
 }: {
   content: ToolCallContent;
   terminals: ReadonlyMap<string, string>;
   maxDiffLines?: number | undefined;
+  full: boolean;
 }): ReactNode {
   switch (content.type) {
     case "diff":
@@ -220,7 +245,8 @@ function ContentView({
         return (
           <PatchView
             diff={content}
-            {...(maxDiffLines === undefined ? {} : { maxLines: maxDiffLines })}
+            maxLines={full ? FULL_LINES : (maxDiffLines ?? MAX_DIFF_LINES)}
+            folded={!full}
           />
         );
       }
@@ -229,44 +255,71 @@ function ContentView({
           path={content.path}
           oldText={content.oldText ?? null}
           newText={content.newText}
-          {...(maxDiffLines === undefined ? {} : { maxLines: maxDiffLines })}
+          maxLines={full ? FULL_LINES : (maxDiffLines ?? MAX_DIFF_LINES)}
+          folded={!full}
         />
       );
     case "terminal": {
       const output = terminals.get(content.terminalId) ?? "";
-      const { lines, hidden } = tail(output, MAX_TERMINAL_LINES);
+      const { lines, hidden } = tail(output, full ? FULL_LINES : FOLDED_TERMINAL_LINES);
       return (
         <Box flexDirection="column" borderStyle="single" borderColor="gray" paddingX={1}>
-          {hidden > 0 ? <Text dimColor>… {hidden} earlier lines</Text> : null}
+          {hidden > 0 ? <Text dimColor>{moreText(hidden, "earlier", !full)}</Text> : null}
           {output === "" ? (
             <Text dimColor>(no output yet)</Text>
           ) : (
-            lines.map((l, i) => <Text key={i}>{clip(l, MAX_LINE_CHARS)}</Text>)
+            lines.map((l, i) => (
+              <Text key={i} wrap={full ? "wrap" : "truncate-end"}>
+                {clip(l, MAX_LINE_CHARS)}
+              </Text>
+            ))
           )}
         </Box>
       );
     }
     case "content": {
       // Made for a model or an editor: Claude's reminders and fences go (see `toolText`).
-      const { lines, hidden } = head(toolText(contentText(content.content)), MAX_TEXT_LINES);
+      const text = toolText(contentText(content.content));
+      const { lines, hidden } = head(text, full ? FULL_LINES : FOLDED_TEXT_LINES);
       return (
         <Box flexDirection="column">
           {lines.map((l, i) => (
-            <Text key={i} dimColor>
+            <Text key={i} dimColor wrap={full ? "wrap" : "truncate-end"}>
               {clip(l, MAX_LINE_CHARS)}
             </Text>
           ))}
-          {hidden > 0 ? (
-            <Text dimColor>
-              … {hidden} more {hidden === 1 ? "line" : "lines"}
-            </Text>
-          ) : null}
+          {hidden > 0 ? <Text dimColor>{moreText(hidden, "more", !full)}</Text> : null}
         </Box>
       );
     }
     default:
       return <Text dimColor>(content of a kind this version does not show)</Text>;
   }
+}
+
+function lineCount(text: string): number {
+  return text.replace(/\n$/, "").split("\n").length;
+}
+
+/** Whether `call`'s content, folded, leaves lines out (which {@link EXPAND_KEY} shows). */
+export function foldsOutput(call: ThreadToolCall, terminals: ReadonlyMap<string, string>): boolean {
+  return call.content.some((content) => {
+    switch (content.type) {
+      case "terminal":
+        return lineCount(terminals.get(content.terminalId) ?? "") > FOLDED_TERMINAL_LINES;
+      case "content":
+        return lineCount(toolText(contentText(content.content))) > FOLDED_TEXT_LINES;
+      case "diff": {
+        if (isV2Diff(content)) return lineCount(content.patch?.text ?? "") > MAX_DIFF_LINES;
+        const patch = structuredPatch("", "", content.oldText ?? "", content.newText, "", "", {
+          context: 2,
+        });
+        return patch.hunks.reduce((sum, hunk) => sum + hunk.lines.length, 0) > MAX_DIFF_LINES;
+      }
+      default:
+        return false;
+    }
+  });
 }
 
 /** The most characters of a title or a location shown on a tool call's line. */
@@ -280,32 +333,47 @@ function clip(text: string, max = MAX_LABEL_CHARS): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
 
-/** One tool call. `expanded` shows its content. */
+/**
+ * One tool call. `expanded` shows its content: folded to a few lines, or in full with
+ * `full` (see {@link EXPAND_KEY}).
+ */
 export function ToolCallView({
   call,
   terminals,
   expanded,
   maxDiffLines,
+  full = false,
 }: {
   call: ThreadToolCall;
   terminals: ReadonlyMap<string, string>;
   expanded: boolean;
-  /** The most lines of a diff shown (default 40). */
+  /** The most lines of a diff shown while folded (default 40). */
   maxDiffLines?: number | undefined;
+  /** Shows the content in full (up to a bound), not folded. */
+  full?: boolean | undefined;
 }): ReactNode {
   const locations = call.locations.map((l) =>
     clip(l.line == null ? l.path : `${l.path}:${l.line}`),
   );
   return (
     <Box flexDirection="column">
-      <Text>
-        <StatusIcon call={call} />{" "}
-        <Text color="magenta">{KIND_LABELS[call.kind] ?? call.kind}</Text>{" "}
-        <Text bold>{clip(call.title === "" ? call.toolCallId : call.title)}</Text>
-        {locations.length > 0 && !call.content.some((c) => c.type === "diff") ? (
-          <Text dimColor> {locations.join(", ")}</Text>
-        ) : null}
-      </Text>
+      {/* A long title wraps under itself, after the mark and the kind. */}
+      <Box flexDirection="row">
+        <Box flexShrink={0}>
+          <Text>
+            <StatusIcon call={call} />{" "}
+            <Text color="magenta">{KIND_LABELS[call.kind] ?? call.kind}</Text>{" "}
+          </Text>
+        </Box>
+        <Box flexShrink={1}>
+          <Text>
+            <Text bold>{clip(call.title === "" ? call.toolCallId : call.title)}</Text>
+            {locations.length > 0 && !call.content.some((c) => c.type === "diff") ? (
+              <Text dimColor> {locations.join(", ")}</Text>
+            ) : null}
+          </Text>
+        </Box>
+      </Box>
       {expanded && call.content.length > 0 ? (
         <Box flexDirection="column" marginLeft={2}>
           {call.content.map((content, i) => (
@@ -314,6 +382,7 @@ export function ToolCallView({
               content={content}
               terminals={terminals}
               maxDiffLines={maxDiffLines}
+              full={full}
             />
           ))}
         </Box>

@@ -69,6 +69,8 @@ export class UiModel {
   private readonly agentTerminals = new Map<string, AgentTerminal>();
   /** Whether thoughts are shown in full (Ctrl-T). */
   showThoughts = false;
+  /** Whether tool output is shown in full rather than folded to a few lines (Ctrl-O). */
+  showToolOutput = false;
   /** Set when the view is to close: it draws its last frame without the live area. */
   leaving = false;
   /** Incremented on every change, for `useSyncExternalStore`. */
@@ -205,6 +207,22 @@ export class UiModel {
   /** Toggles full thoughts. */
   toggleThoughts(): void {
     this.showThoughts = !this.showThoughts;
+    this.changed();
+  }
+
+  /** Toggles full tool output. */
+  toggleToolOutput(): void {
+    this.showToolOutput = !this.showToolOutput;
+    this.changed();
+  }
+
+  /**
+   * Prints a thread item again, below what is printed (printed rows cannot change: a row
+   * shown in full after all is printed anew).
+   */
+  printAgain(item: ThreadItem): void {
+    const key = `again${this.nextNotice++}`;
+    this.transcript = [...this.transcript, { key, kind: "item", item }];
     this.changed();
   }
 
