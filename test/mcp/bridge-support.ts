@@ -20,6 +20,7 @@ import {
   McpProvider,
   type McpOutcome,
   type McpRequestContext,
+  type McpRequestHandler,
   type McpServerAcpDeclaration,
 } from "../../packages/acp-kit/src/mcp/index.js";
 import { McpHttpBridge } from "../../packages/acp-kit/src/node/mcp-bridge/index.js";
@@ -137,7 +138,12 @@ function endpointOf(declaration: { url: string; headers: { name: string; value: 
 }
 
 /** An acp-kit client with a provider serving the test server. */
-function providerClient(wire: InteropWire, seen: Seen[], gate?: Promise<void>) {
+function providerClient(
+  wire: InteropWire,
+  seen: Seen[],
+  gate?: Promise<void>,
+  handler?: McpRequestHandler,
+) {
   const mcp = new McpProvider();
   const client = new ClientSideConnection(
     (connection) => ({
@@ -147,7 +153,10 @@ function providerClient(wire: InteropWire, seen: Seen[], gate?: Promise<void>) {
     }),
     ndJsonStream(wire.clientToAgent.writable, wire.agentToClient.readable),
   );
-  const registration = mcp.register({ name: "test-tools", handler: testServer(seen, gate) });
+  const registration = mcp.register({
+    name: "test-tools",
+    handler: handler ?? testServer(seen, gate),
+  });
   return { client, declaration: registration.declaration };
 }
 
@@ -157,6 +166,7 @@ const AGENT_INIT = { protocolVersion: 1, agentCapabilities: {}, authMethods: [] 
 export async function sdkBridge(
   limits: Limits = {},
   gate?: Promise<void>,
+  handler?: McpRequestHandler,
 ): Promise<BridgeUnderTest> {
   const wire = interopWire();
   const seen: Seen[] = [];
@@ -167,7 +177,7 @@ export async function sdkBridge(
     .onRequest("initialize", () => AGENT_INIT)
     .onNotification("mcp/message", caller.handleNotification)
     .connect(theirV1.ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable));
-  const { client, declaration } = providerClient(wire, seen, gate);
+  const { client, declaration } = providerClient(wire, seen, gate, handler);
   await client.initialize({ protocolVersion: 1, clientCapabilities: {} });
   const http = endpointOf(await bridge.toHttp(agent.client, declaration));
   const unknown: McpServerAcpDeclaration = { type: "acp", name: "none", serverId: "none:1" };
@@ -191,6 +201,7 @@ export async function ourBridge(
   limits: Limits = {},
   gate?: Promise<void>,
   legacyClients = true,
+  handler?: McpRequestHandler,
 ): Promise<BridgeUnderTest> {
   const wire = interopWire();
   const seen: Seen[] = [];
@@ -207,7 +218,7 @@ export async function ourBridge(
     }),
     ndJsonStream(wire.agentToClient.writable, wire.clientToAgent.readable),
   );
-  const { client, declaration } = providerClient(wire, seen, gate);
+  const { client, declaration } = providerClient(wire, seen, gate, handler);
   await client.initialize({ protocolVersion: 1, clientCapabilities: {} });
   const http = endpointOf(await bridge.toHttp(declaration));
   const unknownServer = endpointOf(
