@@ -60,7 +60,7 @@ export interface McpBridgeCallOptions {
 }
 
 /**
- * Where the bridge sends the MCP requests it receives: an {@link McpCaller} (an agent, or
+ * Where the bridge sends the MCP requests it receives: an `McpCaller` (an agent, or
  * a proxy stage, sending `mcp/message` to the client), or {@link mcpProviderTarget} (a
  * client serving its own {@link McpProvider} in process). It resolves with the MCP
  * outcome and rejects with a `RequestError` for a binding error.
