@@ -128,6 +128,9 @@ export interface McpStdioShimCommand {
   readonly args?: readonly string[];
 }
 
+/** An entry the bridge made of an `acp` declaration: `http`, or a stdio shim entry. */
+export type BridgedMcpServer = (schema.McpServerHttp & { type: "http" }) | schema.McpServerStdio;
+
 /** The environment variable a stdio shim entry passes the bearer token in. */
 export const MCP_SHIM_TOKEN_ENV = "ACP_KIT_MCP_BRIDGE_TOKEN";
 
@@ -265,15 +268,16 @@ export class McpHttpBridge implements AsyncDisposable {
 
   /**
    * `servers` with every `acp` entry replaced by one this bridge serves: an `http` entry,
-   * or a stdio shim entry when `stdioShim` is given. Other entries are kept.
+   * or a stdio shim entry when `stdioShim` is given. Other entries are kept. (The stdio
+   * entry has the v1 shape; ACP v2 wants `type: "stdio"` added.)
    *
-   * @param servers - A session request's `mcpServers`.
+   * @param servers - A session request's `mcpServers` (v1 or v2).
    * @param stdioShim - Rewrite into stdio shim entries run by this command instead.
    */
-  async adaptServers(
-    servers: readonly schema.McpServer[],
+  async adaptServers<S>(
+    servers: readonly S[],
     stdioShim?: McpStdioShimCommand,
-  ): Promise<schema.McpServer[]> {
+  ): Promise<(S | BridgedMcpServer)[]> {
     return Promise.all(
       servers.map(async (server) => {
         if (!isAcpMcpServer(server)) return server;

@@ -4,8 +4,8 @@
  *
  * @module
  */
+import { isJsonObject } from "../../mcp/binding.js";
 import type { McpProvider } from "../../mcp/provider.js";
-import type * as schema from "../../schema/types.gen.js";
 import {
   McpHttpBridge,
   mcpProviderTarget,
@@ -46,6 +46,7 @@ export class McpClientBridge implements AsyncDisposable {
   readonly bridge: McpHttpBridge;
   private readonly stdioShim: McpStdioShimCommand | undefined;
   private current: McpBridgeMode = "native";
+  private v2 = false;
 
   /**
    * Creates the bridge of one connection.
@@ -69,21 +70,32 @@ export class McpClientBridge implements AsyncDisposable {
    * @param initializeResponse - The agent's answer (v1 or v2).
    */
   configure(initializeResponse: unknown): McpBridgeMode {
+    this.v2 = isJsonObject(initializeResponse) && initializeResponse.protocolVersion === 2;
     this.current = mcpBridgeMode(initializeResponse, this.stdioShim);
     return this.current;
   }
 
   /**
-   * Session request params (`session/new`, `load`, `resume`, `fork`) with their `acp`
-   * declarations rewritten for the agent; the same object when nothing changes.
+   * Session request params (`session/new`, `load`, `resume`, `fork`; v1 or v2) with their
+   * `acp` declarations rewritten for the agent; the same object when nothing changes.
    *
    * @param params - The request's params.
    */
-  async rewrite<T extends { mcpServers?: schema.McpServer[] | null }>(params: T): Promise<T> {
+  async rewrite<T extends { mcpServers?: readonly unknown[] | null }>(params: T): Promise<T> {
     const servers = params.mcpServers;
     if (servers == null) return params;
     const rewritten = await rewriteMcpServers(servers, this.bridge, this.current, this.stdioShim);
-    return rewritten === servers ? params : { ...params, mcpServers: [...rewritten] };
+    if (rewritten === servers) return params;
+    // A v2 stdio entry names its type.
+    const entries = this.v2
+      ? rewritten.map((entry) =>
+          isJsonObject(entry) && entry.type === undefined && typeof entry.command === "string"
+            ? { ...entry, type: "stdio" }
+            : entry,
+        )
+      : [...rewritten];
+    // Only `mcpServers` changes: each entry is a valid entry of the same protocol version.
+    return { ...params, mcpServers: entries };
   }
 
   /** Closes the loopback listener. */

@@ -10,6 +10,7 @@ export {
   mcpProviderTarget,
   MCP_SHIM_TOKEN_ENV,
   type McpBridgeTarget,
+  type BridgedMcpServer,
   type McpBridgeCallOptions,
   type McpHttpBridgeOptions,
   type McpStdioShimCommand,

@@ -5,8 +5,7 @@
  * @module
  */
 import { isAcpMcpServer, isJsonObject } from "../../mcp/binding.js";
-import type * as schema from "../../schema/types.gen.js";
-import type { McpHttpBridge, McpStdioShimCommand } from "./bridge.js";
+import type { BridgedMcpServer, McpHttpBridge, McpStdioShimCommand } from "./bridge.js";
 
 /**
  * How `acp` declarations reach an agent: `native` (it advertises `acp`: unchanged), `http`
@@ -62,17 +61,17 @@ export function mcpBridgeMode(
  * for every other entry, nothing changes. Returns the same array when there is nothing to
  * rewrite, or when the bridge cannot listen (nothing is advertised that is not served).
  *
- * @param servers - A session request's `mcpServers`.
+ * @param servers - A session request's `mcpServers` (v1 or v2).
  * @param bridge - The bridge that serves the rewritten entries.
  * @param mode - From {@link mcpBridgeMode}.
  * @param stdioShim - The shim command (needed for mode `stdio`).
  */
-export async function rewriteMcpServers(
-  servers: readonly schema.McpServer[],
+export async function rewriteMcpServers<S>(
+  servers: readonly S[],
   bridge: McpHttpBridge,
   mode: McpBridgeMode,
   stdioShim?: McpStdioShimCommand,
-): Promise<readonly schema.McpServer[]> {
+): Promise<readonly (S | BridgedMcpServer)[]> {
   if (mode === "native" || mode === "unavailable" || !servers.some(isAcpMcpServer)) return servers;
   if (mode === "stdio" && stdioShim === undefined) return servers;
   try {
