@@ -6,6 +6,7 @@
  * `notifications/cancelled` cancelling over ACP, DELETE ending the session, sessions
  * bound to their server. And the reading of agents' MCP capabilities (v1 and v2).
  */
+import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpProtocolError } from "../../packages/acp-kit/src/mcp/index.js";
 import {
@@ -220,6 +221,46 @@ describe("the 2025-era front end", () => {
         capabilities: { tools: {} },
         serverInfo: { name: "acp-kit-mcp-bridge", version: "1.0.0" },
       },
+    });
+  });
+});
+
+describe("event streams", () => {
+  it("carry keepalive comments while the request runs (keepaliveMs)", async () => {
+    const gate = deferred();
+    const b = await ourBridge({ keepaliveMs: 1 }, gate.promise);
+    open.push(b);
+    const { session } = await initialize(b);
+    const url = new URL(b.http.url);
+    let raw = "";
+    const done = new Promise<string>((resolve, reject) => {
+      const req = httpRequest(
+        {
+          host: "127.0.0.1",
+          port: url.port,
+          path: url.pathname,
+          method: "POST",
+          headers: headers(b.http.token, session),
+        },
+        (res) => {
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            raw += chunk;
+            // Release the tool once a keepalive came after its progress.
+            if (raw.includes(": keepalive")) gate.resolve();
+          });
+          res.on("end", () => resolve(raw));
+        },
+      );
+      req.on("error", reject);
+      req.end(rpc("tools/call", { name: "progress-then-wait", _meta: { progressToken: "k" } }, 1));
+    });
+    const body = await done;
+    expect(body.indexOf("notifications/progress")).toBeLessThan(body.indexOf(": keepalive"));
+    expect(sseEvents(body).at(-1)).toEqual({
+      jsonrpc: "2.0",
+      id: 1,
+      result: { content: [{ type: "text", text: "released" }] },
     });
   });
 });

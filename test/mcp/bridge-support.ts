@@ -99,6 +99,10 @@ export function testServer(seen: Seen[], gate?: Promise<void>) {
           void gate?.then(resolve);
         });
         return { result: { content: [] } };
+      case "progress-then-wait":
+        await notify("notifications/progress", { progressToken: "k", progress: 1 });
+        await gate;
+        return { result: { content: [{ type: "text", text: "released" }] } };
       case "ask":
         return { result: { resultType: "input_required", inputRequests: {} } };
       case "bad-args":
@@ -123,6 +127,7 @@ export interface BridgeUnderTest {
 
 /** Limits both bridges get. */
 export interface Limits {
+  keepaliveMs?: number;
   maxActiveRequests?: number;
   maxRequestBodyBytes?: number;
   maxBufferedResponseBytes?: number;
