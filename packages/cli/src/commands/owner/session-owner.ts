@@ -28,19 +28,19 @@ import { Writable } from "node:stream";
 import { threadLength } from "acp-kit";
 import type { RequestPermissionOutcome } from "acp-kit";
 import type { PermissionPolicy, PermissionPrompt } from "acp-kit/node";
-import { AgentController } from "./controller.js";
-import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
-import type { McpServers } from "./mcp-config.js";
-import { policiesFromFlags, policySource, type PolicyFlags } from "./policy-flags.js";
-import { PromptReport, type PermissionDecider } from "./prompt-report.js";
+import { AgentController } from "../../controller.js";
+import { describeFailure, ExitCodes, exitCodeForStopReason } from "../../exit-codes.js";
+import type { McpServers } from "../../mcp-config.js";
+import { policiesFromFlags, policySource, type PolicyFlags } from "../../policy-flags.js";
+import { PromptReport, type PermissionDecider } from "../../prompt-report.js";
 import {
   promptSession,
   rememberSessions,
   restoreOrNew,
   type SessionMemory,
-} from "./session-memory.js";
-import type { SessionChoices } from "./session-options.js";
-import type { AgentTarget } from "./target.js";
+} from "../../session-memory.js";
+import type { SessionChoices } from "../../session-options.js";
+import type { AgentTarget } from "../../target.js";
 
 /** Where a session's owner keeps its socket, lock, queue and description. */
 export interface OwnerPaths {

@@ -10,9 +10,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { allowAll } from "acp-kit/node";
-import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
-import { runInteractive } from "./run/run-command.js";
-import type { AgentTarget } from "./target.js";
+import { policiesFromFlags, type PolicyFlags } from "../../policy-flags.js";
+import { runInteractive } from "../../run/run-command.js";
+import type { AgentTarget } from "../../target.js";
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {

@@ -14,24 +14,24 @@ import { METHOD_SPECS } from "acp-kit";
 import { AuthRequiredError, errorDataText, loginPlan } from "acp-kit";
 import { wrapClient } from "acp-kit/internal";
 import type * as schema from "acp-kit";
-import { AgentController } from "./controller.js";
+import { AgentController } from "../../controller.js";
 import {
   promptSession,
   rememberSessions,
   restoreOrNew,
   resumeCommand,
   type SessionMemory,
-} from "./session-memory.js";
-import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
-import { endOnSignals, signalExitCode } from "./signals.js";
-import type { SessionChoices } from "./session-options.js";
-import type { McpServers } from "./mcp-config.js";
-import type { AgentTarget } from "./target.js";
+} from "../../session-memory.js";
+import { describeFailure, ExitCodes, exitCodeForStopReason } from "../../exit-codes.js";
+import { endOnSignals, signalExitCode } from "../../signals.js";
+import type { SessionChoices } from "../../session-options.js";
+import type { McpServers } from "../../mcp-config.js";
+import type { AgentTarget } from "../../target.js";
 import type { PermissionPolicy, PermissionPrompt } from "acp-kit/node";
-import { printable } from "./terminal-text.js";
-import { policySource } from "./policy-flags.js";
-import { PromptReport, type PermissionDecider } from "./prompt-report.js";
-import { UsageError } from "./target.js";
+import { printable } from "../../terminal-text.js";
+import { policySource } from "../../policy-flags.js";
+import { PromptReport, type PermissionDecider } from "../../prompt-report.js";
+import { UsageError } from "../../target.js";
 
 /** Options of {@link runPromptCommand}. */
 export interface PromptCommandOptions {
