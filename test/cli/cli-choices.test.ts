@@ -121,10 +121,10 @@ afterEach(async () => {
   await Promise.all(controllers.splice(0).map((c) => c.close()));
 });
 
-function controllerFor(scenario: string, choices = {}): AgentController {
+function controllerFor(scenario: string, settings = {}): AgentController {
   const [command = "", ...args] = agent(scenario);
   const target: AgentTarget = { command, args, label: scenario };
-  const controller = new AgentController({ target, cwd: repoRoot, policies: [], choices });
+  const controller = new AgentController({ target, cwd: repoRoot, policies: [], settings });
   controllers.push(controller);
   return controller;
 }

@@ -31,7 +31,7 @@ import { spawnAgent, type SpawnedAgent } from "acp-kit/node";
 import type { AgentExit } from "acp-kit/node";
 import type { TerminalOutputEvent } from "acp-kit/node";
 import { unsupportedServers } from "./mcp-config.js";
-import { resolveChoice, type SessionChoices } from "./session-options.js";
+import { resolveSettingValue, type SessionSettings } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
 
 /** Options of {@link AgentController}. */
@@ -65,7 +65,7 @@ export interface ControllerOptions {
    */
   readonly sessionSetupTimeoutMs?: number;
   /** The mode and model each session opened gets (`--mode`, `--model`). */
-  readonly choices?: SessionChoices;
+  readonly settings?: SessionSettings;
   /** The MCP servers every session is opened with (`--mcp-config`); default none. */
   readonly mcpServers?: readonly schema.McpServer[];
   /**
@@ -296,7 +296,7 @@ export class AgentController {
   async openExisting(sessionId: string): Promise<void> {
     try {
       await this.switchSession(sessionId);
-      await this.applyChoices(this.requireClient(), sessionId);
+      await this.applySettings(this.requireClient(), sessionId);
       this.setPhase("ready");
     } catch (error) {
       if (error instanceof AuthRequiredError) return;
@@ -318,7 +318,7 @@ export class AgentController {
       });
       this.sessionId = sessionId;
       this.authFailure = undefined;
-      await this.applyChoices(client, sessionId);
+      await this.applySettings(client, sessionId);
       this.setPhase("ready");
     } catch (error) {
       if (error instanceof AuthRequiredError) return;
@@ -328,15 +328,16 @@ export class AgentController {
 
   /**
    * Sets the mode and model asked for on the command line, right after a session opened
-   * (before it is ready). An unknown value is a `SessionChoiceError` naming the
+   * (before it is ready). An unknown value is a `SettingValueError` naming the
    * valid ones; nothing is sent then.
    */
-  private async applyChoices(client: SessionClient, sessionId: string): Promise<void> {
-    const { mode, model } = this.options.choices ?? {};
+  private async applySettings(client: SessionClient, sessionId: string): Promise<void> {
+    const { mode, model } = this.options.settings ?? {};
     const state = (): ReturnType<SessionStore["get"]> => this.sessions.get(sessionId);
-    if (mode !== undefined) await client.setMode(sessionId, resolveChoice(state(), "mode", mode));
+    if (mode !== undefined)
+      await client.setMode(sessionId, resolveSettingValue(state(), "mode", mode));
     if (model !== undefined) {
-      await client.setModel(sessionId, resolveChoice(state(), "model", model));
+      await client.setModel(sessionId, resolveSettingValue(state(), "model", model));
     }
   }
 
@@ -492,7 +493,7 @@ export class AgentController {
     await this.client.cancel(this.sessionId);
   }
 
-  /** Sets the current session's mode (`session/set_mode`, or its mode config option). */
+  /** Sets the current session's mode (where the library says it lives: see `SessionClient.setMode`). */
   async setMode(modeId: string): Promise<void> {
     await this.requireClient().setMode(this.requireSession(), modeId);
   }

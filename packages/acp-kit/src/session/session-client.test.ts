@@ -190,6 +190,28 @@ describe("SessionClient keeps the state in step", () => {
     expect(seen[1]).toEqual({ sessionId: "s1", configId: "mode", type: "boolean", value: true });
   });
 
+  it("sets a mode through the mode config option when the session has modes too", async () => {
+    const seen: unknown[] = [];
+    const { sessions, calls } = await initialized({
+      newSession: () => ({
+        sessionId: "s1",
+        modes: { currentModeId: "a", availableModes: [{ id: "a", name: "A" }] },
+        configOptions: [select("agent-mode", "mode", "a")],
+      }),
+      setSessionConfigOption: (params) => {
+        seen.push(params);
+        return { configOptions: [select("agent-mode", "mode", String(params.value))] };
+      },
+      setSessionMode: () => ({}),
+    });
+    await sessions.newSession({ cwd: "/w", mcpServers: [] });
+    await sessions.session("s1").setMode("b");
+    // The protocol: a client that understands config options prefers them over modes.
+    expect(calls).not.toContain("setSessionMode");
+    expect(seen).toEqual([{ sessionId: "s1", configId: "agent-mode", value: "b" }]);
+    expect(sessions.store.get("s1")?.configOptions?.[0]?.currentValue).toBe("b");
+  });
+
   it("refuses a model when the session has no model option, without a request", async () => {
     const { sessions, calls } = await initialized({});
     await sessions.newSession({ cwd: "/w", mcpServers: [] });

@@ -9,7 +9,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import type { McpServers } from "../mcp-config.js";
-import type { SessionChoices } from "../session-options.js";
+import type { SessionSettings } from "../session-options.js";
 import { throughProxies, type AgentTarget } from "../target.js";
 
 /** `--cwd`: made absolute (the protocol wants absolute paths), and it must be a directory. */
@@ -143,7 +143,7 @@ export async function mcpServersOf(opts: SettingFlags): Promise<{ mcpServers?: M
 }
 
 /** The `--mode` and `--model` values given. */
-export function settingsOf(opts: SettingFlags): SessionChoices {
+export function settingsOf(opts: SettingFlags): SessionSettings {
   return {
     ...(opts.mode === undefined ? {} : { mode: opts.mode }),
     ...(opts.model === undefined ? {} : { model: opts.model }),

@@ -47,7 +47,7 @@ export function demoAgentTarget(fast: boolean): AgentTarget {
   const here = fileURLToPath(import.meta.url);
   const fromSource = here.endsWith(".ts");
   const entry = fromSource
-    ? join(here, "..", "..", "..", "acp-kit", "src", "testing", "scripted", "agent-main.ts")
+    ? join(here, "../../../../..", "acp-kit", "src", "testing", "scripted", "agent-main.ts")
     : join(
         dirname(createRequire(here).resolve("acp-kit/package.json")),
         "dist",

@@ -34,7 +34,7 @@ export function addOwnerCommands(program: Command): void {
           paths: owner.pathsOf(spec.key),
           ...(spec.opts.session === undefined ? {} : { name: spec.opts.session }),
           ...(spec.opts.continue === true ? { continue: true } : {}),
-          choices: settingsOf(spec.opts),
+          settings: settingsOf(spec.opts),
           ...(await mcpServersOf(spec.opts)),
           idleMs: spec.idleMs,
           warnings,

@@ -39,7 +39,7 @@ import {
   restoreOrNew,
   type SessionMemory,
 } from "../../session-memory.js";
-import type { SessionChoices } from "../../session-options.js";
+import type { SessionSettings } from "../../session-options.js";
 import type { AgentTarget } from "../../target.js";
 
 /** Where a session's owner keeps its socket, lock, queue and description. */
@@ -154,7 +154,7 @@ export interface OwnerOptions {
   readonly paths: OwnerPaths;
   readonly name?: string;
   readonly continue?: boolean;
-  readonly choices?: SessionChoices;
+  readonly settings?: SessionSettings;
   readonly mcpServers?: McpServers;
   /** How long to wait with nothing to do before ending (0: end as soon as the queue is empty). */
   readonly idleMs: number;
@@ -298,7 +298,7 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     cwd: memory.cwd,
     policies: [policy],
     askPermission: askCaller,
-    ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     wrapClient: (client) => ({
       ...client,

@@ -198,7 +198,7 @@ ${EXIT_CODE_HELP}`,
           out: process.stdout,
           err: process.stderr,
           verbose: opts.verbose === true,
-          choices: settingsOf(opts),
+          settings: settingsOf(opts),
           ...(await mcpServersOf(opts)),
           sessions: {
             memory,

@@ -24,7 +24,7 @@ import {
 } from "../../session-memory.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "../../exit-codes.js";
 import { endOnSignals, signalExitCode } from "../../signals.js";
-import type { SessionChoices } from "../../session-options.js";
+import type { SessionSettings } from "../../session-options.js";
 import type { McpServers } from "../../mcp-config.js";
 import type { AgentTarget } from "../../target.js";
 import type { PermissionPolicy, PermissionPrompt } from "acp-kit/node";
@@ -45,7 +45,7 @@ export interface PromptCommandOptions {
   /** Forward the agent's stderr lines to `err`. */
   readonly verbose?: boolean;
   /** The session's mode and model (`--mode`, `--model`). */
-  readonly choices?: SessionChoices;
+  readonly settings?: SessionSettings;
   /** The MCP servers the session gets (`--mcp-config`). */
   readonly mcpServers?: McpServers;
   /**
@@ -369,7 +369,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     cwd: options.cwd,
     policies,
     ...(askPermission === undefined ? {} : { askPermission }),
-    ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     wrapClient: (client) =>
       wrapClient(tapRequests(reportPermissions(client), emit, notes), ({ sessionId, update }) => {

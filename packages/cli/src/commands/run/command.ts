@@ -107,7 +107,7 @@ async function runAction(allWords: string[], flags: RunFlags): Promise<void> {
     policies: policiesFromFlags(opts),
     plain: plainMode(opts.plain),
     color: useColor(process.stdout),
-    choices: settingsOf(opts),
+    settings: settingsOf(opts),
     ...(await mcpServersOf(opts)),
     ...(task === undefined ? {} : { initialPrompt: task }),
     sessions: {

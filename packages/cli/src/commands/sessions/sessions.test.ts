@@ -8,7 +8,7 @@ import { runSessionsForget, runSessionsList } from "./sessions.js";
 import { UsageError } from "../../target.js";
 
 const at = (minute: number): Date => new Date(Date.UTC(2026, 0, 1, 0, minute));
-const cli = new URL("../dist/cli.js", import.meta.url).pathname;
+const cli = new URL("../../../dist/cli.js", import.meta.url).pathname;
 
 function output(): { out: PassThrough; text: () => string } {
   const out = new PassThrough();

@@ -10,7 +10,7 @@ import type { PermissionPromptInfo } from "acp-kit/node";
 import type { AuthMethod, RequestPermissionOutcome, RequestPermissionRequest } from "acp-kit";
 import { SessionStore } from "acp-kit";
 import { AuthView } from "./auth-view.js";
-import { choiceKeys } from "./choice.js";
+import { selectionKeys } from "./selection.js";
 import { FirstQuestion } from "./question-view.js";
 import { UiModel } from "./ui-model.js";
 import {
@@ -61,12 +61,12 @@ function settleWithin(
   return Promise.race([answer, tick(ms).then(() => "pending" as const)]);
 }
 
-describe("choiceKeys", () => {
+describe("selectionKeys", () => {
   it("takes a run of plain characters apart, one key each", () => {
-    expect(choiceKeys("\t\r", {})).toEqual([{ kind: "down" }, { kind: "enter" }]);
-    expect(choiceKeys("2\r", {})).toEqual([{ kind: "digit", digit: 2 }, { kind: "enter" }]);
-    expect(choiceKeys("", { tab: true, shift: true })).toEqual([{ kind: "up" }]);
-    expect(choiceKeys("c", { ctrl: true })).toEqual([]);
+    expect(selectionKeys("\t\r", {})).toEqual([{ kind: "down" }, { kind: "enter" }]);
+    expect(selectionKeys("2\r", {})).toEqual([{ kind: "digit", digit: 2 }, { kind: "enter" }]);
+    expect(selectionKeys("", { tab: true, shift: true })).toEqual([{ kind: "up" }]);
+    expect(selectionKeys("c", { ctrl: true })).toEqual([]);
   });
 });
 
