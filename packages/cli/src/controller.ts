@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { RequestError, errorDataText } from "acp-kit";
-import type { Logger } from "acp-kit";
+import type { Logger, MessageObserver } from "acp-kit";
 import type { Client } from "acp-kit";
 import { PROTOCOL_VERSION } from "acp-kit";
 import type * as schema from "acp-kit";
@@ -30,7 +30,7 @@ import type { PermissionPolicy } from "acp-kit/node";
 import { spawnAgent, type SpawnedAgent } from "acp-kit/node";
 import type { AgentExit } from "acp-kit/node";
 import type { TerminalOutputEvent } from "acp-kit/node";
-import { unsupportedServers } from "./mcp-config.js";
+import { refusedServersText } from "./mcp-config.js";
 import { resolveSettingValue, type SessionSettings } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
 
@@ -55,6 +55,11 @@ export interface ControllerOptions {
   readonly onStdout?: (line: string) => void;
   /** Wraps the client handed to the connection (to observe requests). */
   readonly wrapClient?: (client: Client) => Client;
+  /**
+   * Sees every message to and from each agent process started, from before `initialize`
+   * (see the connection's `observe`).
+   */
+  readonly observe?: MessageObserver;
   /** Protocol warnings. */
   readonly logger?: Logger;
   /** How long `initialize` may take, in ms (first `npx` runs are slow). */
@@ -247,6 +252,7 @@ export class AgentController {
         : { initializeTimeoutMs: this.options.initializeTimeoutMs }),
     });
     this.agent = agent;
+    if (this.options.observe !== undefined) agent.connection.observe(this.options.observe);
     // A v2 agent's session is folded from its own updates (its diffs and terminals as
     // they are), not from what the bridge shows of them in v1.
     agent.observeV2Updates((notification) => this.sessions.applyV2(notification));
@@ -516,14 +522,11 @@ export class AgentController {
 
   /**
    * The sessions' MCP servers (`--mcp-config`); an error when the agent does not take
-   * some of them (an `http` or `sse` server it does not list in `mcpCapabilities`).
+   * some of them (the library decides, by the agent's `mcpCapabilities`).
    */
   private mcpServers(): schema.McpServer[] {
     const servers = this.options.mcpServers ?? [];
-    const refused = unsupportedServers(
-      servers,
-      this.info?.agentCapabilities?.mcpCapabilities ?? undefined,
-    );
+    const refused = refusedServersText(this.requireClient().refusedMcpServers(servers));
     if (refused !== undefined) throw new Error(`--mcp-config: ${refused}`);
     return [...servers];
   }

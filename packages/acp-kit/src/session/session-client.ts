@@ -227,6 +227,22 @@ export class SessionClient {
   }
 
   /**
+   * The MCP servers of `servers` that the agent does not take, by its `mcpCapabilities`:
+   * every agent takes stdio servers; `http`, `sse` and `acp` (MCP over ACP) servers only
+   * when it says so. Empty when it takes them all (check before `session/new`, `load` or
+   * `resume`: an agent may fail a session over a server it cannot run).
+   */
+  refusedMcpServers(servers: readonly schema.McpServer[]): schema.McpServer[] {
+    const taken = this.agentInfo?.agentCapabilities?.mcpCapabilities;
+    const takes: Readonly<Record<string, boolean>> = {
+      http: taken?.http === true,
+      sse: taken?.sse === true,
+      acp: taken?.acp === true,
+    };
+    return servers.filter((server) => "type" in server && takes[server.type] === false);
+  }
+
+  /**
    * How {@link SessionClient.restoreSession} would open an existing session: the preferred
    * of `session/load` and `session/resume` that the agent supports, or `undefined`.
    */

@@ -1,5 +1,5 @@
 /**
- * The login chooser: the agent's authentication methods as a keyboard choice. For an
+ * The login chooser: the agent's authentication methods as a keyboard selection. For an
  * `env_var` method whose variables are not set, it then asks for each value with hidden
  * input (see `secret-input.tsx`). Esc leaves it in every state.
  *

@@ -1,12 +1,12 @@
 /**
- * Keyboard choice among a list (a permission question's options, the login methods), as
+ * Keyboard selection among a list (a permission question's options, the login methods), as
  * a pure function over the highlighted index, and a hook that keeps that index where a
  * key handler reads it at the moment of the key.
  *
  * Why not React state alone: keys can arrive several to a chunk (`↓` and `Enter` in one
  * read over SSH, from `tmux send-keys Down Enter`, type-ahead, a paste ending in a line
  * break). Ink calls the handler once per key of the chunk before React renders again, so
- * a handler that reads the index of the last render acts on the choice highlighted
+ * a handler that reads the index of the last render acts on the item highlighted
  * *before* the `↓`: the wrong option. Here the index lives in a ref that each key updates
  * at once; the state only drives the drawing.
  *
@@ -15,7 +15,7 @@
 import { useRef, useState } from "react";
 import type { KeyPress } from "./line-editor.js";
 
-/** One key, as the choice views understand it. */
+/** One key, as the selection views understand it. */
 export type SelectionKey =
   | { readonly kind: "up" | "down" | "enter" | "escape" }
   | { readonly kind: "digit"; readonly digit: number }
@@ -43,7 +43,7 @@ export function selectionKeys(input: string, key: KeyPress & { shift?: boolean }
   return keys;
 }
 
-/** What a key does to a choice among `count` items. */
+/** What a key does to a selection among `count` items. */
 export type SelectionStep =
   | { readonly type: "move"; readonly index: number }
   | { readonly type: "choose"; readonly index: number }
@@ -84,20 +84,20 @@ export interface SelectionHandlers {
   /**
    * An item was chosen (Enter on it, or its number). When it returns a promise, keys count
    * again once that settles (a login that failed leaves the chooser up); otherwise the
-   * choice is final.
+   * selection is final.
    */
   readonly onChoose: (index: number) => void | Promise<unknown>;
   /** Esc. */
   readonly onEscape?: () => void;
-  /** Other text typed while the choice is shown. */
+  /** Other text typed while the selection is shown. */
   readonly onText?: (text: string) => void;
 }
 
 /**
- * The highlighted index of a choice among `count` items and the key handler that moves
+ * The highlighted index of a selection among `count` items and the key handler that moves
  * and chooses. The handler reads and updates a ref, so every key of a chunk sees what the
- * key before it did; after a choice (or Esc), further keys are ignored (until the choice's
- * promise settles, if it returned one), so a second Enter in the same chunk cannot answer
+ * key before it did; after a pick (or Esc), further keys are ignored (until the promise
+ * `onChoose` returned settles, if any), so a second Enter in the same chunk cannot answer
  * again. The highlight starts at `initial` (the current value of a picker).
  */
 export function useSelection(

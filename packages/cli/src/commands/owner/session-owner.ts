@@ -582,9 +582,8 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
       const sessionId = controller.sessionId;
       const client = controller.client;
       void (async () => {
-        if (sessionId !== undefined && client?.canClose === true) {
-          await client.closeSession(sessionId).catch(() => undefined);
-        }
+        // `session/close` only when the agent supports it: the library decides.
+        if (sessionId !== undefined) await client?.closeSession(sessionId).catch(() => undefined);
         send(conn, { type: "closed", sessionId: sessionId ?? null });
         conn.end();
         await failAll({
