@@ -42,22 +42,19 @@ async function modeCommand(args: string, controller: AgentController, ui: UiMode
   ui.notify("info", `mode: ${args}`);
 }
 
-async function optionCommand(
-  category: "model",
-  args: string,
-  controller: AgentController,
-  ui: UiModel,
-): Promise<void> {
-  const option = controller.state?.configOptions?.find((o) => o.category === category);
+async function modelCommand(args: string, controller: AgentController, ui: UiModel): Promise<void> {
+  // The model's config option, as the library finds it (the one `setModel` sets).
+  const configId = sessionSetting(controller.state, "model")?.configId;
+  const option = controller.state?.configOptions?.find((o) => o.id === configId);
   if (option === undefined) {
-    ui.notify("info", `This agent has no ${category} option.`);
+    ui.notify("info", "This agent has no model option.");
     return;
   }
   if (args === "") {
     ui.notify("info", describeOption(option));
     return;
   }
-  await controller.setConfigOption(option.id, args);
+  await controller.setModel(args);
   ui.notify("info", `${option.name}: ${args}`);
 }
 
@@ -252,7 +249,7 @@ export async function runClientCommand(
         await modeCommand(args, controller, ui);
         return;
       case "model":
-        await optionCommand("model", args, controller, ui);
+        await modelCommand(args, controller, ui);
         return;
       case "config":
         await configCommand(args, controller, ui);
