@@ -121,15 +121,15 @@ afterEach(async () => {
   await Promise.all(controllers.splice(0).map((c) => c.close()));
 });
 
-function controllerFor(scenario: string, choices = {}): AgentController {
+function controllerFor(scenario: string, settings = {}): AgentController {
   const [command = "", ...args] = agent(scenario);
   const target: AgentTarget = { command, args, label: scenario };
-  const controller = new AgentController({ target, cwd: repoRoot, policies: [], choices });
+  const controller = new AgentController({ target, cwd: repoRoot, policies: [], settings });
   controllers.push(controller);
   return controller;
 }
 
-describe("the controller's choices and logins", () => {
+describe("the controller's settings and logins", () => {
   it("applies --mode through set_mode (modes) and both options (config options)", async () => {
     const modes = controllerFor("cli-scenario.json", { mode: "code" });
     await modes.start();
@@ -141,6 +141,15 @@ describe("the controller's choices and logins", () => {
     await options.setModel("fast-1");
     await options.openSession();
     expect(options.state?.configOptions?.map((o) => o.currentValue)).toEqual(["plan", "huge-3"]);
+  });
+
+  it("sets the mode through the mode config option when the agent sends modes too", async () => {
+    // "plan" is only in the option: set_mode would be refused as an unknown mode.
+    const both = controllerFor("both-modes-scenario.json", { mode: "plan" });
+    await both.start();
+    expect(both.state?.configOptions?.[0]?.currentValue).toBe("plan");
+    await both.setMode("code");
+    expect(both.state?.configOptions?.[0]?.currentValue).toBe("code");
   });
 
   it("asks for unset variables only, logs in with the typed value, and /logout drops it", async () => {

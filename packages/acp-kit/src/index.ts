@@ -73,6 +73,7 @@ export {
   type MessageObserver,
   type SendRequestOptions,
 } from "./jsonrpc/connection.js";
+export { peerRequestObserver, type PeerRequestEvent } from "./jsonrpc/observe-requests.js";
 export type { Router, RequestRoute, NotificationRoute } from "./jsonrpc/dispatch.js";
 export type { ResultShape } from "./jsonrpc/pending.js";
 export type { InboundRequestContext } from "./jsonrpc/inbound.js";

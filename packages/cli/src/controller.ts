@@ -9,7 +9,7 @@
  */
 import { spawn } from "node:child_process";
 import { RequestError, errorDataText } from "acp-kit";
-import type { Logger } from "acp-kit";
+import type { Logger, MessageObserver } from "acp-kit";
 import type { Client } from "acp-kit";
 import { PROTOCOL_VERSION } from "acp-kit";
 import type * as schema from "acp-kit";
@@ -30,8 +30,8 @@ import type { PermissionPolicy } from "acp-kit/node";
 import { spawnAgent, type SpawnedAgent } from "acp-kit/node";
 import type { AgentExit } from "acp-kit/node";
 import type { TerminalOutputEvent } from "acp-kit/node";
-import { unsupportedServers } from "./mcp-config.js";
-import { resolveChoice, type SessionChoices } from "./session-options.js";
+import { refusedServersText } from "./mcp-config.js";
+import { resolveSettingValue, type SessionSettings } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
 
 /** Options of {@link AgentController}. */
@@ -55,6 +55,11 @@ export interface ControllerOptions {
   readonly onStdout?: (line: string) => void;
   /** Wraps the client handed to the connection (to observe requests). */
   readonly wrapClient?: (client: Client) => Client;
+  /**
+   * Sees every message to and from each agent process started, from before `initialize`
+   * (see the connection's `observe`).
+   */
+  readonly observe?: MessageObserver;
   /** Protocol warnings. */
   readonly logger?: Logger;
   /** How long `initialize` may take, in ms (first `npx` runs are slow). */
@@ -65,7 +70,7 @@ export interface ControllerOptions {
    */
   readonly sessionSetupTimeoutMs?: number;
   /** The mode and model each session opened gets (`--mode`, `--model`). */
-  readonly choices?: SessionChoices;
+  readonly settings?: SessionSettings;
   /** The MCP servers every session is opened with (`--mcp-config`); default none. */
   readonly mcpServers?: readonly schema.McpServer[];
   /**
@@ -247,6 +252,7 @@ export class AgentController {
         : { initializeTimeoutMs: this.options.initializeTimeoutMs }),
     });
     this.agent = agent;
+    if (this.options.observe !== undefined) agent.connection.observe(this.options.observe);
     // A v2 agent's session is folded from its own updates (its diffs and terminals as
     // they are), not from what the bridge shows of them in v1.
     agent.observeV2Updates((notification) => this.sessions.applyV2(notification));
@@ -296,7 +302,7 @@ export class AgentController {
   async openExisting(sessionId: string): Promise<void> {
     try {
       await this.switchSession(sessionId);
-      await this.applyChoices(this.requireClient(), sessionId);
+      await this.applySettings(this.requireClient(), sessionId);
       this.setPhase("ready");
     } catch (error) {
       if (error instanceof AuthRequiredError) return;
@@ -318,7 +324,7 @@ export class AgentController {
       });
       this.sessionId = sessionId;
       this.authFailure = undefined;
-      await this.applyChoices(client, sessionId);
+      await this.applySettings(client, sessionId);
       this.setPhase("ready");
     } catch (error) {
       if (error instanceof AuthRequiredError) return;
@@ -328,15 +334,16 @@ export class AgentController {
 
   /**
    * Sets the mode and model asked for on the command line, right after a session opened
-   * (before it is ready). An unknown value is a `SessionChoiceError` naming the
+   * (before it is ready). An unknown value is a `SettingValueError` naming the
    * valid ones; nothing is sent then.
    */
-  private async applyChoices(client: SessionClient, sessionId: string): Promise<void> {
-    const { mode, model } = this.options.choices ?? {};
+  private async applySettings(client: SessionClient, sessionId: string): Promise<void> {
+    const { mode, model } = this.options.settings ?? {};
     const state = (): ReturnType<SessionStore["get"]> => this.sessions.get(sessionId);
-    if (mode !== undefined) await client.setMode(sessionId, resolveChoice(state(), "mode", mode));
+    if (mode !== undefined)
+      await client.setMode(sessionId, resolveSettingValue(state(), "mode", mode));
     if (model !== undefined) {
-      await client.setModel(sessionId, resolveChoice(state(), "model", model));
+      await client.setModel(sessionId, resolveSettingValue(state(), "model", model));
     }
   }
 
@@ -492,7 +499,7 @@ export class AgentController {
     await this.client.cancel(this.sessionId);
   }
 
-  /** Sets the current session's mode (`session/set_mode`, or its mode config option). */
+  /** Sets the current session's mode (where the library says it lives: see `SessionClient.setMode`). */
   async setMode(modeId: string): Promise<void> {
     await this.requireClient().setMode(this.requireSession(), modeId);
   }
@@ -515,14 +522,11 @@ export class AgentController {
 
   /**
    * The sessions' MCP servers (`--mcp-config`); an error when the agent does not take
-   * some of them (an `http` or `sse` server it does not list in `mcpCapabilities`).
+   * some of them (the library decides, by the agent's `mcpCapabilities`).
    */
   private mcpServers(): schema.McpServer[] {
     const servers = this.options.mcpServers ?? [];
-    const refused = unsupportedServers(
-      servers,
-      this.info?.agentCapabilities?.mcpCapabilities ?? undefined,
-    );
+    const refused = refusedServersText(this.requireClient().refusedMcpServers(servers));
     if (refused !== undefined) throw new Error(`--mcp-config: ${refused}`);
     return [...servers];
   }

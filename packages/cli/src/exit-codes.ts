@@ -7,7 +7,7 @@ import { describePeerError, errorDataText } from "acp-kit";
 import { ConnectionError, ErrorCodes, RequestError } from "acp-kit";
 import { AgentExitError, AgentStartupError } from "acp-kit/node";
 import type { StopReason } from "acp-kit";
-import { SessionChoiceError } from "./session-options.js";
+import { SettingValueError } from "./session-options.js";
 import { SessionUnavailableError } from "./session-memory.js";
 import { UsageError } from "./target.js";
 
@@ -113,7 +113,7 @@ export function describeFailure(
   error: unknown,
   target?: { readonly remote?: boolean },
 ): { exitCode: number; message: string } {
-  if (error instanceof SessionChoiceError)
+  if (error instanceof SettingValueError)
     return { exitCode: ExitCodes.USAGE, message: error.message };
   if (error instanceof SessionUnavailableError)
     return { exitCode: ExitCodes.SESSION_UNAVAILABLE, message: error.message };

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { mcpServersOf, unsupportedServers, withoutRawMcpSecrets } from "./mcp-config.js";
+import { mcpServersOf, refusedServersText, withoutRawMcpSecrets } from "./mcp-config.js";
 import { TraceClock, TraceRecorder } from "./trace/trace-recorder.js";
 import { TraceWriter } from "./trace/trace-writer.js";
 
@@ -42,12 +42,12 @@ describe("mcpServersOf", () => {
     expect(() => mcpServersOf({ other: {} })).toThrow('no "mcpServers" object');
   });
 
-  it("says which servers the agent's mcpCapabilities do not take", () => {
+  it("names the servers the agent does not take", () => {
     const servers = mcpServersOf({
       mcpServers: { s: { command: "x" }, h: { url: "u" }, e: { url: "u", type: "sse" } },
     });
-    expect(unsupportedServers(servers, { http: true, sse: true })).toBeUndefined();
-    expect(unsupportedServers(servers, { http: true })).toBe(
+    expect(refusedServersText([])).toBeUndefined();
+    expect(refusedServersText(servers.slice(2))).toBe(
       "the agent does not take sse MCP servers (e): it does not list them in its mcpCapabilities.",
     );
   });

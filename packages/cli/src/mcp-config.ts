@@ -132,18 +132,11 @@ export async function readMcpConfig(
 }
 
 /**
- * The servers the agent cannot take, by its `mcpCapabilities` (stdio servers every agent
- * takes; `http` and `sse` only when it says so): a message naming them, or undefined.
+ * Why the agent cannot have these servers (the ones its `mcpCapabilities` do not take, as
+ * the library's `SessionClient.refusedMcpServers` finds them): a message naming them, or
+ * undefined when there are none.
  */
-export function unsupportedServers(
-  servers: McpServers,
-  capabilities: schema.McpCapabilities | undefined,
-): string | undefined {
-  const refused = servers.filter(
-    (s) =>
-      ("type" in s && s.type === "http" && capabilities?.http !== true) ||
-      ("type" in s && s.type === "sse" && capabilities?.sse !== true),
-  );
+export function refusedServersText(refused: McpServers): string | undefined {
   if (refused.length === 0) return undefined;
   return `the agent does not take ${refused
     .map((s) => `${"type" in s ? s.type : "stdio"} MCP servers (${s.name})`)

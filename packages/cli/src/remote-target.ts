@@ -14,7 +14,7 @@ import type { AnyMessage } from "acp-kit";
 import { agentStdioStream } from "acp-kit/node";
 import { connectHttp, HttpStatusError, TRANSPORT_ERROR_CODE } from "acp-kit/http";
 import { connectWebSocket } from "acp-kit/http";
-import { restrictForRemote } from "acp-kit/http";
+import { remoteAllows, restrictForRemote } from "acp-kit/http";
 import type { RemoteStream } from "acp-kit/http";
 import type { ClientCapabilities } from "acp-kit";
 import { ExitCodes, REMOTE_FAILURE } from "./exit-codes.js";
@@ -365,15 +365,8 @@ function refuse(
 ): AnyMessage | undefined {
   if (!("method" in message) || !("id" in message)) return undefined;
   const { method } = message;
-  const allowed =
-    method === "fs/read_text_file"
-      ? allow.readFiles
-      : method === "fs/write_text_file"
-        ? allow.writeFiles
-        : method.startsWith("terminal/")
-          ? allow.terminal
-          : true;
-  if (allowed) return undefined;
+  // Which request needs which part of the profile is the library's to say.
+  if (remoteAllows(method, allow)) return undefined;
   return {
     jsonrpc: "2.0",
     id: message.id,

@@ -141,14 +141,14 @@ function isNotFound(error: unknown): boolean {
 export async function promptSession(
   controller: AgentController,
   memory: SessionMemory,
-  choice: { readonly name?: string; readonly continue?: boolean },
+  wanted: { readonly name?: string; readonly continue?: boolean },
 ): Promise<string | undefined> {
-  const flag = choice.name === undefined ? "--continue" : "--session";
+  const flag = wanted.name === undefined ? "--continue" : "--session";
   requireRestore(controller, flag);
   const records = await memory.store.list(memory.agent, memory.cwd);
   const record =
-    choice.name === undefined ? records[0] : records.find((r) => r.name === choice.name);
-  if (record === undefined && choice.name === undefined) {
+    wanted.name === undefined ? records[0] : records.find((r) => r.name === wanted.name);
+  if (record === undefined && wanted.name === undefined) {
     throw new SessionUnavailableError(
       `No session to continue: none is remembered for this agent in ${memory.cwd}.`,
     );
@@ -186,7 +186,7 @@ export async function restoreOrNew(
 }
 
 /** One row of the `run --resume` picker. */
-export interface SessionChoice {
+export interface SessionEntry {
   readonly sessionId: string;
   readonly title?: string;
   readonly name?: string;
@@ -204,8 +204,8 @@ export interface SessionChoice {
 export function mergeSessions(
   records: readonly SessionRecord[],
   listed: readonly schema.SessionInfo[],
-): SessionChoice[] {
-  const byId = new Map<string, SessionChoice>();
+): SessionEntry[] {
+  const byId = new Map<string, SessionEntry>();
   for (const r of records) {
     byId.set(r.sessionId, {
       sessionId: r.sessionId,
@@ -248,10 +248,10 @@ export function age(time: string | undefined, now: Date = new Date()): string {
 }
 
 /** The sessions `run --resume` offers: remembered ones and the agent's own list, if it has one. */
-export async function sessionChoices(
+export async function sessionEntries(
   controller: AgentController,
   memory: SessionMemory,
-): Promise<SessionChoice[]> {
+): Promise<SessionEntry[]> {
   const records = await memory.store.list(memory.agent, memory.cwd);
   const listed = controller.client?.canList === true ? await agentSessions(controller) : [];
   return mergeSessions(records, listed);
@@ -276,12 +276,12 @@ export async function resolveResume(
   query: string,
 ): Promise<string> {
   requireRestore(controller, "--resume");
-  const choices = await sessionChoices(controller, memory);
+  const entries = await sessionEntries(controller, memory);
   try {
     return (
       findSession(
         query,
-        choices.map((c) => ({
+        entries.map((c) => ({
           agent: memory.agent,
           cwd: c.cwd,
           sessionId: c.sessionId,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SessionState } from "acp-kit";
 import { describeFailure, ExitCodes } from "./exit-codes.js";
-import { resolveChoice, SessionChoiceError, sessionChoices } from "./session-options.js";
+import { resolveSettingValue, SettingValueError } from "./session-options.js";
 
 const withOptions = {
   configOptions: [
@@ -26,26 +26,25 @@ const withOptions = {
 
 describe("--mode and --model values", () => {
   it("takes an id, or an id or a name in any case", () => {
-    expect(resolveChoice(withOptions, "model", "smart-2")).toBe("smart-2");
-    expect(resolveChoice(withOptions, "model", "SMART")).toBe("smart-2");
-    expect(resolveChoice(withOptions, "mode", "Code")).toBe("code");
-    expect(sessionChoices(withOptions, "mode")?.current).toBe("ask");
+    expect(resolveSettingValue(withOptions, "model", "smart-2")).toBe("smart-2");
+    expect(resolveSettingValue(withOptions, "model", "SMART")).toBe("smart-2");
+    expect(resolveSettingValue(withOptions, "mode", "Code")).toBe("code");
   });
 
   it("rejects an unknown value naming the valid ones, as a usage error (exit 2)", () => {
     let error: unknown;
     try {
-      resolveChoice(withOptions, "model", "gpt-9");
+      resolveSettingValue(withOptions, "model", "gpt-9");
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(SessionChoiceError);
+    expect(error).toBeInstanceOf(SettingValueError);
     expect((error as Error).message).toBe(
       "--model gpt-9: unknown model; the agent offers fast-1 (Fast), smart-2 (Smart).",
     );
     expect(describeFailure(error).exitCode).toBe(ExitCodes.USAGE);
     expect(() =>
-      resolveChoice({ configOptions: [] } as unknown as SessionState, "model", "x"),
+      resolveSettingValue({ configOptions: [] } as unknown as SessionState, "model", "x"),
     ).toThrow("--model x: this agent offers no choice of model.");
   });
 });

@@ -36,6 +36,12 @@ export {
 } from "./turns.js";
 export { messageText } from "./thread-ops.js";
 export {
+  selectOptionValues,
+  sessionSetting,
+  type SessionSetting,
+  type SettingValue,
+} from "./settings.js";
+export {
   SessionStore,
   type SessionAgent,
   type SessionChange,

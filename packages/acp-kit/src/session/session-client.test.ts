@@ -190,6 +190,42 @@ describe("SessionClient keeps the state in step", () => {
     expect(seen[1]).toEqual({ sessionId: "s1", configId: "mode", type: "boolean", value: true });
   });
 
+  it("sets a mode through the mode config option when the session has modes too", async () => {
+    const seen: unknown[] = [];
+    const { sessions, calls } = await initialized({
+      newSession: () => ({
+        sessionId: "s1",
+        modes: { currentModeId: "a", availableModes: [{ id: "a", name: "A" }] },
+        configOptions: [select("agent-mode", "mode", "a")],
+      }),
+      setSessionConfigOption: (params) => {
+        seen.push(params);
+        return { configOptions: [select("agent-mode", "mode", String(params.value))] };
+      },
+      setSessionMode: () => ({}),
+    });
+    await sessions.newSession({ cwd: "/w", mcpServers: [] });
+    await sessions.session("s1").setMode("b");
+    // The protocol: a client that understands config options prefers them over modes.
+    expect(calls).not.toContain("setSessionMode");
+    expect(seen).toEqual([{ sessionId: "s1", configId: "agent-mode", value: "b" }]);
+    expect(sessions.store.get("s1")?.configOptions?.[0]?.currentValue).toBe("b");
+  });
+
+  it("names the MCP servers the agent does not take, by its mcpCapabilities", async () => {
+    const stdio = { name: "files", command: "mcp-files", args: [], env: [] };
+    const http = { type: "http" as const, name: "web", url: "http://127.0.0.1:1/mcp", headers: [] };
+    const sse = { type: "sse" as const, name: "old", url: "http://127.0.0.1:1/sse", headers: [] };
+    const acp = { type: "acp" as const, name: "inline", serverId: "m1" };
+    const servers = [stdio, http, sse, acp];
+    const none = await initialized({});
+    expect(none.sessions.refusedMcpServers(servers)).toEqual([http, sse, acp]);
+    const some = await initialized({
+      capabilities: { mcpCapabilities: { http: true, acp: true } },
+    });
+    expect(some.sessions.refusedMcpServers(servers)).toEqual([sse]);
+  });
+
   it("refuses a model when the session has no model option, without a request", async () => {
     const { sessions, calls } = await initialized({});
     await sessions.newSession({ cwd: "/w", mcpServers: [] });

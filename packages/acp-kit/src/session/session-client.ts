@@ -13,6 +13,7 @@ import type { Client } from "../peer/client.js";
 import type { ClientSideConnection } from "../peer/client-side-connection.js";
 import type * as schema from "../schema/types.gen.js";
 import { AuthRequiredError, isAuthRequired, isTerminalAuth } from "./auth.js";
+import { sessionSetting } from "./settings.js";
 import type { SessionState } from "./state.js";
 import { SessionStore, type SessionStoreListener } from "./store.js";
 
@@ -226,6 +227,22 @@ export class SessionClient {
   }
 
   /**
+   * The MCP servers of `servers` that the agent does not take, by its `mcpCapabilities`:
+   * every agent takes stdio servers; `http`, `sse` and `acp` (MCP over ACP) servers only
+   * when it says so. Empty when it takes them all (check before `session/new`, `load` or
+   * `resume`: an agent may fail a session over a server it cannot run).
+   */
+  refusedMcpServers(servers: readonly schema.McpServer[]): schema.McpServer[] {
+    const taken = this.agentInfo?.agentCapabilities?.mcpCapabilities;
+    const takes: Readonly<Record<string, boolean>> = {
+      http: taken?.http === true,
+      sse: taken?.sse === true,
+      acp: taken?.acp === true,
+    };
+    return servers.filter((server) => "type" in server && takes[server.type] === false);
+  }
+
+  /**
    * How {@link SessionClient.restoreSession} would open an existing session: the preferred
    * of `session/load` and `session/resume` that the agent supports, or `undefined`.
    */
@@ -362,15 +379,14 @@ export class SessionClient {
   }
 
   /**
-   * Sets the session's mode. With `availableModes` (or no mode config option), through
-   * `session/set_mode`, and the state's `currentModeId` follows; otherwise, through the
-   * config option of category `mode`.
+   * Sets the session's mode where {@link sessionSetting} says it lives: through its config
+   * option of category `mode` when it has one (the protocol's preference), otherwise with
+   * `session/set_mode`, and the state's `currentModeId` follows.
    */
   async setMode(sessionId: string, modeId: string): Promise<void> {
-    const state = this.store.get(sessionId);
-    const option = state?.configOptions?.find((o) => o.category === "mode");
-    if (state?.availableModes == null && option !== undefined) {
-      await this.setConfigOption(sessionId, option.id, modeId);
+    const configId = sessionSetting(this.store.get(sessionId), "mode")?.configId;
+    if (configId !== undefined) {
+      await this.setConfigOption(sessionId, configId, modeId);
       return;
     }
     const params: schema.SetSessionModeRequest = { sessionId, modeId };
@@ -414,13 +430,13 @@ export class SessionClient {
    * other way). Throws {@link UnsupportedByAgentError} when the session has none.
    */
   setModel(sessionId: string, modelId: string): Promise<schema.SetSessionConfigOptionResponse> {
-    const option = this.store.get(sessionId)?.configOptions?.find((o) => o.category === "model");
-    if (option === undefined) {
+    const configId = sessionSetting(this.store.get(sessionId), "model")?.configId;
+    if (configId === undefined) {
       return Promise.reject(
         new UnsupportedByAgentError("configOptions", "This session offers no choice of model."),
       );
     }
-    return this.setConfigOption(sessionId, option.id, modelId);
+    return this.setConfigOption(sessionId, configId, modelId);
   }
 
   /**

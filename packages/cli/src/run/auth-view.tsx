@@ -1,5 +1,5 @@
 /**
- * The login chooser: the agent's authentication methods as a keyboard choice. For an
+ * The login chooser: the agent's authentication methods as a keyboard selection. For an
  * `env_var` method whose variables are not set, it then asks for each value with hidden
  * input (see `secret-input.tsx`). Esc leaves it in every state.
  *
@@ -10,7 +10,7 @@ import { useKeys } from "./keys.js";
 import { useState, type ReactNode } from "react";
 import { envVarsOf, type AuthEnvVar, type AuthMethod } from "acp-kit";
 import { isTerminalAuth } from "../controller.js";
-import { useChoice } from "./choice.js";
+import { useSelection } from "./selection.js";
 import { SecretInput } from "./secret-input.js";
 
 /** What a method does when chosen, in a few words. */
@@ -68,9 +68,9 @@ function MethodList({
   onChoose: (index: number) => void;
   onLeave: () => void;
 }): ReactNode {
-  // The highlighted method is read when the key comes (see `choice.ts`): `↓` and `Enter`
+  // The highlighted method is read when the key comes (see `selection.ts`): `↓` and `Enter`
   // in one chunk choose the method below.
-  const { index, onKey } = useChoice(
+  const { index, onKey } = useSelection(
     methods.length,
     { onChoose, onEscape: onLeave },
     false,

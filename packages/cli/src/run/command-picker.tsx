@@ -11,7 +11,7 @@ import type { AgentController } from "../controller.js";
 import { failureText } from "../exit-codes.js";
 import { runClientCommand } from "./commands.js";
 import { OptionPicker, type PickerSpec } from "./option-picker.js";
-import { choicePicker, sessionsPicker, type PickerCommand } from "./pickers.js";
+import { settingPicker, sessionsPicker, type PickerCommand } from "./pickers.js";
 import type { UiModel } from "./ui-model.js";
 
 /** Props of {@link CommandPicker}. */
@@ -31,7 +31,7 @@ export function immediatePicker(
   command: "mode" | "model",
   controller: AgentController,
 ): PickerSpec | undefined {
-  return choicePicker(controller.state, command);
+  return settingPicker(controller.state, command);
 }
 
 /** See the module comment. */

@@ -3,10 +3,14 @@
  *
  * @module
  */
-import { threadLength, type SessionConfigOption } from "acp-kit";
+import {
+  selectOptionValues,
+  sessionSetting,
+  threadLength,
+  type SessionConfigOption,
+} from "acp-kit";
 import type { AgentController } from "../controller.js";
 import { failureText } from "../exit-codes.js";
-import { selectValues } from "../session-options.js";
 import { allCommands } from "./slash.js";
 import type { UiModel } from "./ui-model.js";
 import { printable } from "../terminal-text.js";
@@ -14,7 +18,7 @@ import { printable } from "../terminal-text.js";
 function describeOption(option: SessionConfigOption): string {
   if (option.type === "boolean")
     return `${option.id} = ${String(option.currentValue)}  (${option.name}; true/false)`;
-  const values = selectValues(option).map((v) =>
+  const values = selectOptionValues(option).map((v) =>
     v.value === option.currentValue ? `[${v.value}]` : v.value,
   );
   return `${option.id} = ${option.currentValue}  (${option.name}: ${values.join(" ")})`;
@@ -22,38 +26,35 @@ function describeOption(option: SessionConfigOption): string {
 
 async function modeCommand(args: string, controller: AgentController, ui: UiModel): Promise<void> {
   const state = controller.state;
-  const modeOption = state?.configOptions?.find((o) => o.category === "mode");
   if (args === "") {
-    if (modeOption !== undefined) ui.notify("info", describeOption(modeOption));
-    else if (state?.availableModes != null) {
-      const list = state.availableModes.map((m) =>
-        m.id === state.currentModeId ? `[${m.id}]` : m.id,
-      );
+    // Where the mode lives (its config option, else the session's modes) is the library's
+    // decision, the same one `setMode` follows.
+    const setting = sessionSetting(state, "mode");
+    const option = state?.configOptions?.find((o) => o.id === setting?.configId);
+    if (option !== undefined) ui.notify("info", describeOption(option));
+    else if (setting !== undefined) {
+      const list = setting.values.map((m) => (m.id === setting.current ? `[${m.id}]` : m.id));
       ui.notify("info", `modes: ${list.join(" ")}`);
     } else ui.notify("info", "This agent has no modes.");
     return;
   }
-  if (modeOption !== undefined) await controller.setConfigOption(modeOption.id, args);
-  else await controller.setMode(args);
+  await controller.setMode(args);
   ui.notify("info", `mode: ${args}`);
 }
 
-async function optionCommand(
-  category: "model",
-  args: string,
-  controller: AgentController,
-  ui: UiModel,
-): Promise<void> {
-  const option = controller.state?.configOptions?.find((o) => o.category === category);
+async function modelCommand(args: string, controller: AgentController, ui: UiModel): Promise<void> {
+  // The model's config option, as the library finds it (the one `setModel` sets).
+  const configId = sessionSetting(controller.state, "model")?.configId;
+  const option = controller.state?.configOptions?.find((o) => o.id === configId);
   if (option === undefined) {
-    ui.notify("info", `This agent has no ${category} option.`);
+    ui.notify("info", "This agent has no model option.");
     return;
   }
   if (args === "") {
     ui.notify("info", describeOption(option));
     return;
   }
-  await controller.setConfigOption(option.id, args);
+  await controller.setModel(args);
   ui.notify("info", `${option.name}: ${args}`);
 }
 
@@ -121,16 +122,12 @@ async function resolveSessionId(
  * session's modes; undefined when there are fewer than two.
  */
 export function nextMode(controller: AgentController): { id: string; name: string } | undefined {
-  const state = controller.state;
-  const option = state?.configOptions?.find((o) => o.category === "mode");
-  const list =
-    option !== undefined
-      ? selectValues(option).map((v) => ({ id: v.value, name: v.name }))
-      : (state?.availableModes ?? []).map((m) => ({ id: m.id, name: m.name }));
+  const setting = sessionSetting(controller.state, "mode");
+  const list = setting?.values ?? [];
   if (list.length < 2) return undefined;
-  const current = option !== undefined ? option.currentValue : state?.currentModeId;
-  const at = list.findIndex((m) => m.id === current);
-  return list[(at + 1) % list.length];
+  const at = list.findIndex((m) => m.id === setting?.current);
+  const next = list[(at + 1) % list.length];
+  return next === undefined ? undefined : { id: next.id, name: next.name };
 }
 
 /** Switches to the next mode (Shift-Tab); says which, or why not. */
@@ -187,7 +184,8 @@ async function sessionsCommand(
   args = id;
   ui.notify("info", `Switching to session ${args}…`);
   // A loaded session's history is replayed by the agent: show it again from the start.
-  if (controller.info?.agentCapabilities?.loadSession === true) ui.replay(args);
+  // Whether it is loaded or resumed is the library's decision (its restore method).
+  if (controller.restoreMethod === "session/load") ui.replay(args);
   const how = await controller.switchSession(args);
   // The replayed history first, then the notice that says it is complete.
   const state = controller.state;
@@ -251,7 +249,7 @@ export async function runClientCommand(
         await modeCommand(args, controller, ui);
         return;
       case "model":
-        await optionCommand("model", args, controller, ui);
+        await modelCommand(args, controller, ui);
         return;
       case "config":
         await configCommand(args, controller, ui);

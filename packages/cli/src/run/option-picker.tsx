@@ -2,14 +2,14 @@
  * A picker: a titled list of values, the current one marked and highlighted at first;
  * `↑`/`↓` move, `Enter` (or a digit) chooses, `Esc` leaves. Used by `/mode`, `/model`
  * and `/sessions` typed without an argument. The highlight is read when the key comes
- * (see `choice.ts`): `↓` and `Enter` in one chunk choose the value below.
+ * (see `selection.ts`): `↓` and `Enter` in one chunk choose the value below.
  *
  * @module
  */
 import { Box, Text } from "ink";
 import { useKeys } from "./keys.js";
 import type { ReactNode } from "react";
-import { useChoice } from "./choice.js";
+import { useSelection } from "./selection.js";
 import { oneLine } from "./slash.js";
 
 /** One value of a picker. */
@@ -56,7 +56,7 @@ export function OptionPicker({
   onLeave,
   maxItems = 10,
 }: OptionPickerProps): ReactNode {
-  const { index, onKey } = useChoice(
+  const { index, onKey } = useSelection(
     items.length,
     {
       onChoose: (i) => {

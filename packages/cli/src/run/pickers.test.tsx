@@ -11,7 +11,7 @@ import { AuthView } from "./auth-view.js";
 import { InputLine } from "./input-line.js";
 import { allCommands } from "./slash.js";
 import { OptionPicker, windowStart, type PickerItem } from "./option-picker.js";
-import { choicePicker, completionValues, sessionsPicker } from "./pickers.js";
+import { settingPicker, completionValues, sessionsPicker } from "./pickers.js";
 import { SecretInput, secretStep } from "./secret-input.js";
 import {
   DOWN,
@@ -168,7 +168,7 @@ describe("what the pickers offer", () => {
   } as unknown as SessionState;
 
   it("lists modes and models with the current one, flattening groups", () => {
-    expect(choicePicker(state, "model")).toEqual({
+    expect(settingPicker(state, "model")).toEqual({
       title: "Model",
       items: [
         { value: "a", label: "Alpha (a)" },
@@ -176,13 +176,13 @@ describe("what the pickers offer", () => {
       ],
       current: 1,
     });
-    expect(choicePicker(state, "mode")?.current).toBe(1);
-    expect(choicePicker(state, "mode")?.items[1]).toEqual({
+    expect(settingPicker(state, "mode")?.current).toBe(1);
+    expect(settingPicker(state, "mode")?.items[1]).toEqual({
       value: "code",
       label: "Code (code)",
       detail: "Edits",
     });
-    expect(choicePicker(undefined, "model")).toBeUndefined();
+    expect(settingPicker(undefined, "model")).toBeUndefined();
     expect(completionValues(state, ["s1"])).toEqual({
       mode: ["ask", "code"],
       model: ["a", "b"],

@@ -4,8 +4,7 @@
  *
  * @module
  */
-import type { SessionInfo, SessionState } from "acp-kit";
-import { sessionChoices } from "../session-options.js";
+import { sessionSetting, type SessionInfo, type SessionState } from "acp-kit";
 import { age } from "../session-memory.js";
 import type { PickerSpec } from "./option-picker.js";
 
@@ -22,22 +21,22 @@ export function isPickerCommand(name: string): name is PickerCommand {
 
 /**
  * The picker of the session's modes or models, the current one first highlighted;
- * undefined when the agent offers no such choice.
+ * undefined when the agent offers neither.
  */
-export function choicePicker(
+export function settingPicker(
   state: SessionState | undefined,
   kind: "mode" | "model",
 ): PickerSpec | undefined {
-  const choices = sessionChoices(state, kind);
-  if (choices === undefined || choices.values.length === 0) return undefined;
+  const setting = sessionSetting(state, kind);
+  if (setting === undefined || setting.values.length === 0) return undefined;
   return {
     title: kind === "mode" ? "Mode" : "Model",
-    items: choices.values.map((v) => ({
+    items: setting.values.map((v) => ({
       value: v.id,
       label: v.name === v.id ? v.id : `${v.name} (${v.id})`,
       ...(v.description === undefined ? {} : { detail: v.description }),
     })),
-    current: choices.values.findIndex((v) => v.id === choices.current),
+    current: setting.values.findIndex((v) => v.id === setting.current),
   };
 }
 
@@ -71,8 +70,8 @@ export function completionValues(
   sessionIds: readonly string[],
 ): Readonly<Partial<Record<PickerCommand, readonly string[]>>> {
   return {
-    mode: sessionChoices(state, "mode")?.values.map((v) => v.id) ?? [],
-    model: sessionChoices(state, "model")?.values.map((v) => v.id) ?? [],
+    mode: sessionSetting(state, "mode")?.values.map((v) => v.id) ?? [],
+    model: sessionSetting(state, "model")?.values.map((v) => v.id) ?? [],
     sessions: sessionIds,
   };
 }

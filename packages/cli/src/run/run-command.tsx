@@ -10,7 +10,7 @@ import type { PermissionPolicy } from "acp-kit/node";
 import { AgentController } from "../controller.js";
 import { describeFailure, ExitCodes, exitCodeForStopReason } from "../exit-codes.js";
 import { endOnSignals, signalExitCode } from "../signals.js";
-import type { SessionChoices } from "../session-options.js";
+import type { SessionSettings } from "../session-options.js";
 import type { McpServers } from "../mcp-config.js";
 import type { AgentTarget } from "../target.js";
 import {
@@ -20,9 +20,9 @@ import {
   resolveResume,
   restoreOrNew,
   resumeCommand,
-  sessionChoices,
+  sessionEntries,
   SessionUnavailableError,
-  type SessionChoice,
+  type SessionEntry,
   type SessionMemory,
 } from "../session-memory.js";
 import { PermissionAnswers } from "./permission-answers.js";
@@ -50,7 +50,7 @@ export interface RunOptions {
   /** Printed before anything else. */
   readonly banner?: string;
   /** The mode and model each session gets (`--mode`, `--model`). */
-  readonly choices?: SessionChoices;
+  readonly settings?: SessionSettings;
   /** The MCP servers each session gets (`--mcp-config`). */
   readonly mcpServers?: McpServers;
   /**
@@ -74,7 +74,7 @@ class PickerLeft extends Error {}
  */
 function resumeFirst(
   sessions: RunOptions["sessions"],
-  pick?: (choices: readonly SessionChoice[]) => Promise<SessionPick>,
+  pick?: (entries: readonly SessionEntry[]) => Promise<SessionPick>,
   notify: (text: string) => void = () => undefined,
 ): ((controller: AgentController) => Promise<void>) | undefined {
   const resume = sessions?.resume;
@@ -92,9 +92,9 @@ function resumeFirst(
       return;
     }
     requireRestore(controller, "--resume");
-    const choices = await sessionChoices(controller, memory);
+    const entries = await sessionEntries(controller, memory);
     if (pick === undefined) {
-      const latest = choices[0];
+      const latest = entries[0];
       if (latest === undefined) {
         throw new SessionUnavailableError(
           `No session to resume: none is remembered for this agent in ${memory.cwd}, and the agent lists none.`,
@@ -103,12 +103,12 @@ function resumeFirst(
       await restoreOrNew(controller, latest.sessionId);
       return;
     }
-    if (choices.length === 0) {
+    if (entries.length === 0) {
       notify("No earlier session of this agent here: a new one is opened.");
       await controller.openSession();
       return;
     }
-    const picked = await pick(choices);
+    const picked = await pick(entries);
     if (picked.type === "leave") throw new PickerLeft();
     await restoreOrNew(controller, picked.type === "session" ? picked.sessionId : undefined);
   };
@@ -167,7 +167,7 @@ async function runLive(options: RunOptions): Promise<number> {
     options.sessions?.resume === true ? new PickerSlot() : undefined;
   const firstSession = resumeFirst(
     options.sessions,
-    picker === undefined ? undefined : (choices) => picker.pick(choices),
+    picker === undefined ? undefined : (entries) => picker.pick(entries),
     (text) => ui.notify("info", text),
   );
   // (The controller is made below; the answers reach its sessions once it is.)
@@ -176,7 +176,7 @@ async function runLive(options: RunOptions): Promise<number> {
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
-    ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     askPermission: answers.asked(ui.askPermission),
     wrapClient: answers.wrap,
@@ -308,7 +308,7 @@ async function runPlain(options: RunOptions): Promise<number> {
     target: options.target,
     cwd: options.cwd,
     policies: options.policies,
-    ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     wrapClient: (client) => ({
       ...client,

@@ -4,12 +4,12 @@
  * new session.
  */
 import { describe, expect, it } from "vitest";
-import type { SessionChoice } from "../session-memory.js";
+import type { SessionEntry } from "../session-memory.js";
 import { OpenSessionPicker, SessionPickerSlot, type SessionPick } from "./session-picker.js";
 import { DOWN, renderWithKeys, terminal, UP } from "../../../../test/support/ink-terminal.js";
 
 const hoursAgo = (h: number): string => new Date(Date.now() - h * 3_600_000).toISOString();
-const choices: SessionChoice[] = [
+const entries: SessionEntry[] = [
   { sessionId: "s-1", title: "Fix the parser", cwd: "/p", time: hoursAgo(2) },
   { sessionId: "s-2", name: "review", cwd: "/p", time: hoursAgo(50) },
   { sessionId: "s-3", cwd: "/other" },
@@ -25,7 +25,7 @@ async function pickWith(...chunks: string[]): Promise<{ pick: SessionPick; outpu
     patchConsole: false,
     debug: true,
   });
-  const picked = slot.pick(choices);
+  const picked = slot.pick(entries);
   await new Promise((resolve) => setTimeout(resolve, 50));
   for (const chunk of chunks) t.chunk(chunk);
   const pick = await picked;

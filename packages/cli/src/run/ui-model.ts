@@ -12,7 +12,7 @@ import type { PlanEntry } from "acp-kit";
 import { threadSlice, type AgentTerminal, type SessionState, type ThreadItem } from "acp-kit";
 import { terminalOutputText } from "acp-kit/v2";
 
-/** A permission request waiting for the user's choice. */
+/** A permission request waiting for the user's answer. */
 export interface PendingQuestion {
   /** Unique per question, so that a view of one is never reused for the next. */
   readonly id: number;

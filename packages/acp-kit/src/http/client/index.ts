@@ -22,6 +22,7 @@ export {
   type ReconnectOptions,
 } from "./options.js";
 export {
+  remoteAllows,
   remoteClientCapabilities,
   restrictForRemote,
   type RemoteCapabilityOptions,

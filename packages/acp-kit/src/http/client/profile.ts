@@ -55,3 +55,20 @@ export function restrictForRemote(
     terminal: options.terminal === true && base.terminal === true,
   };
 }
+
+/**
+ * Whether the remote profile lets the agent send this request to the client: `fs/read_text_file`
+ * needs `readFiles`, `fs/write_text_file` `writeFiles`, and every `terminal/*` method
+ * `terminal`; any other method is not the profile's business. A client (or a bridge in
+ * front of one) answers a request it does not allow with "method not found", as for a
+ * capability it never advertised.
+ *
+ * @param method - The request's method.
+ * @param options - What the profile allows (everything off by default).
+ */
+export function remoteAllows(method: string, options: RemoteCapabilityOptions = {}): boolean {
+  if (method === "fs/read_text_file") return options.readFiles === true;
+  if (method === "fs/write_text_file") return options.writeFiles === true;
+  if (method.startsWith("terminal/")) return options.terminal === true;
+  return true;
+}

@@ -17,9 +17,9 @@ import {
   type LoadedRegistry,
   type RegistryProgressListener,
 } from "acp-kit/node";
-import { agentProgramPath, agentsConfigPath, listAgents } from "./agents.js";
-import { UsageError } from "./target.js";
-import { printable } from "./terminal-text.js";
+import { agentProgramPath, agentsConfigPath, listAgents } from "../../agents.js";
+import { UsageError } from "../../target.js";
+import { printable } from "../../terminal-text.js";
 
 /** A writable text stream with an optional TTY flag (stderr). */
 interface TextOut {

@@ -28,19 +28,19 @@ import { Writable } from "node:stream";
 import { threadLength } from "acp-kit";
 import type { RequestPermissionOutcome } from "acp-kit";
 import type { PermissionPolicy, PermissionPrompt } from "acp-kit/node";
-import { AgentController } from "./controller.js";
-import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
-import type { McpServers } from "./mcp-config.js";
-import { policiesFromFlags, policySource, type PolicyFlags } from "./policy-flags.js";
-import { PromptReport, type PermissionDecider } from "./prompt-report.js";
+import { AgentController } from "../../controller.js";
+import { describeFailure, ExitCodes, exitCodeForStopReason } from "../../exit-codes.js";
+import type { McpServers } from "../../mcp-config.js";
+import { policiesFromFlags, policySource, type PolicyFlags } from "../../policy-flags.js";
+import { PromptReport, type PermissionDecider } from "../../prompt-report.js";
 import {
   promptSession,
   rememberSessions,
   restoreOrNew,
   type SessionMemory,
-} from "./session-memory.js";
-import type { SessionChoices } from "./session-options.js";
-import type { AgentTarget } from "./target.js";
+} from "../../session-memory.js";
+import type { SessionSettings } from "../../session-options.js";
+import type { AgentTarget } from "../../target.js";
 
 /** Where a session's owner keeps its socket, lock, queue and description. */
 export interface OwnerPaths {
@@ -154,7 +154,7 @@ export interface OwnerOptions {
   readonly paths: OwnerPaths;
   readonly name?: string;
   readonly continue?: boolean;
-  readonly choices?: SessionChoices;
+  readonly settings?: SessionSettings;
   readonly mcpServers?: McpServers;
   /** How long to wait with nothing to do before ending (0: end as soon as the queue is empty). */
   readonly idleMs: number;
@@ -298,7 +298,7 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     cwd: memory.cwd,
     policies: [policy],
     askPermission: askCaller,
-    ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     wrapClient: (client) => ({
       ...client,
@@ -582,9 +582,8 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
       const sessionId = controller.sessionId;
       const client = controller.client;
       void (async () => {
-        if (sessionId !== undefined && client?.canClose === true) {
-          await client.closeSession(sessionId).catch(() => undefined);
-        }
+        // `session/close` only when the agent supports it: the library decides.
+        if (sessionId !== undefined) await client?.closeSession(sessionId).catch(() => undefined);
         send(conn, { type: "closed", sessionId: sessionId ?? null });
         conn.end();
         await failAll({

@@ -6,17 +6,22 @@
  * @module
  */
 import { dirname } from "node:path";
-import { agentKey, findSession, RecentSessions, type SessionRecord } from "./recent-sessions.js";
-import { age, shellWord } from "./session-memory.js";
-import { UsageError } from "./target.js";
+import {
+  agentKey,
+  findSession,
+  RecentSessions,
+  type SessionRecord,
+} from "../../recent-sessions.js";
+import { age, shellWord } from "../../session-memory.js";
+import { UsageError } from "../../target.js";
 import {
   forgetTranscript,
   readTranscript,
   transcriptMarkdown,
   transcriptPrompts,
   transcriptText,
-} from "./transcripts.js";
-import { printable } from "./terminal-text.js";
+} from "../../transcripts.js";
+import { printable } from "../../terminal-text.js";
 
 /** What to list: one agent in one directory, or everything. */
 export interface SessionsQuery {

@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import type { PermissionPrompt } from "acp-kit/node";
 import { resolve } from "node:path";
-import { ExitCodes } from "./exit-codes.js";
+import { ExitCodes } from "../../exit-codes.js";
 import {
   leftoverText,
   ownerRequest,
@@ -16,10 +16,10 @@ import {
   runningOwners,
   statusText,
 } from "./owner-client.js";
-import type { PolicyFlags } from "./policy-flags.js";
-import { defaultStateDir, type SessionRecord } from "./recent-sessions.js";
-import { printable } from "./terminal-text.js";
-import { resumeCommand, shellWord, type SessionMemory } from "./session-memory.js";
+import type { PolicyFlags } from "../../policy-flags.js";
+import { defaultStateDir, type SessionRecord } from "../../recent-sessions.js";
+import { printable } from "../../terminal-text.js";
+import { resumeCommand, shellWord, type SessionMemory } from "../../session-memory.js";
 import { DEFAULT_OWNER_IDLE_MS, ownerKey, ownerPaths, type OwnerPaths } from "./session-owner.js";
 
 /** The flags of `prompt` the owner starts the agent and opens the session with. */

@@ -10,10 +10,10 @@ import { setTimeout as later } from "node:timers";
 import { ndJsonStream, type AnyMessage, type Stream } from "acp-kit";
 import { agentStdioStream } from "acp-kit/node";
 import { bridge, type ProtocolChoice } from "acp-kit/v2";
-import type { AgentTarget } from "./target.js";
-import { printable } from "./terminal-text.js";
-import { exitCodeOf } from "./trace/trace-proxy.js";
-import { startTracedAgent, type TracedAgent } from "./trace/traced-agent.js";
+import type { AgentTarget } from "../../target.js";
+import { printable } from "../../terminal-text.js";
+import { exitCodeOf } from "../../trace/trace-proxy.js";
+import { startTracedAgent, type TracedAgent } from "../../trace/traced-agent.js";
 
 /** Options of {@link runBridgeCommand}. */
 export interface BridgeCommandOptions {

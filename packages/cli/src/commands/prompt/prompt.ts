@@ -9,29 +9,29 @@ import { fstatSync } from "node:fs";
 import { Writable } from "node:stream";
 import { RequestError, threadLength } from "acp-kit";
 import type { Client } from "acp-kit";
-import { CLIENT_HANDLER_NAMES, jsonText } from "acp-kit/internal";
-import { METHOD_SPECS } from "acp-kit";
+import { jsonText } from "acp-kit/internal";
+import { peerRequestObserver, type PeerRequestEvent } from "acp-kit";
 import { AuthRequiredError, errorDataText, loginPlan } from "acp-kit";
 import { wrapClient } from "acp-kit/internal";
 import type * as schema from "acp-kit";
-import { AgentController } from "./controller.js";
+import { AgentController } from "../../controller.js";
 import {
   promptSession,
   rememberSessions,
   restoreOrNew,
   resumeCommand,
   type SessionMemory,
-} from "./session-memory.js";
-import { describeFailure, ExitCodes, exitCodeForStopReason } from "./exit-codes.js";
-import { endOnSignals, signalExitCode } from "./signals.js";
-import type { SessionChoices } from "./session-options.js";
-import type { McpServers } from "./mcp-config.js";
-import type { AgentTarget } from "./target.js";
+} from "../../session-memory.js";
+import { describeFailure, ExitCodes, exitCodeForStopReason } from "../../exit-codes.js";
+import { endOnSignals, signalExitCode } from "../../signals.js";
+import type { SessionSettings } from "../../session-options.js";
+import type { McpServers } from "../../mcp-config.js";
+import type { AgentTarget } from "../../target.js";
 import type { PermissionPolicy, PermissionPrompt } from "acp-kit/node";
-import { printable } from "./terminal-text.js";
-import { policySource } from "./policy-flags.js";
-import { PromptReport, type PermissionDecider } from "./prompt-report.js";
-import { UsageError } from "./target.js";
+import { printable } from "../../terminal-text.js";
+import { policySource } from "../../policy-flags.js";
+import { PromptReport, type PermissionDecider } from "../../prompt-report.js";
+import { UsageError } from "../../target.js";
 
 /** Options of {@link runPromptCommand}. */
 export interface PromptCommandOptions {
@@ -45,7 +45,7 @@ export interface PromptCommandOptions {
   /** Forward the agent's stderr lines to `err`. */
   readonly verbose?: boolean;
   /** The session's mode and model (`--mode`, `--model`). */
-  readonly choices?: SessionChoices;
+  readonly settings?: SessionSettings;
   /** The MCP servers the session gets (`--mcp-config`). */
   readonly mcpServers?: McpServers;
   /**
@@ -197,15 +197,6 @@ export type PromptEvent =
   | { type: "stop"; stopReason: string }
   | { type: "error"; exitCode: number; message: string };
 
-/** Each request the agent can send the client, with the name of its {@link Client} method. */
-const CLIENT_REQUESTS: readonly (readonly [method: string, handler: string])[] =
-  METHOD_SPECS.filter((spec) => spec.handledBy === "client" && spec.kind === "request").flatMap(
-    (spec) => {
-      const handler = (CLIENT_HANDLER_NAMES as Readonly<Record<string, string>>)[spec.method];
-      return handler === undefined ? [] : [[spec.method, handler] as const];
-    },
-  );
-
 /** What the `response` event of a `session/request_permission` adds: who answered. */
 interface PermissionNotes {
   /** Who answered: the person asked, a policy (`source`: which), or nobody (the safe answer). */
@@ -215,37 +206,30 @@ interface PermissionNotes {
   refused: boolean;
 }
 
-/**
- * Wraps a client so that each request and its answer becomes an event; `notes` adds
- * fields to an answer's event.
- */
-function tapRequests(
-  client: Client,
-  emit: (event: PromptEvent) => void,
-  notes: (method: string, params: unknown) => PermissionNotes | undefined,
-): Client {
-  const tapped: Record<string, unknown> = { ...client };
-  for (const [method, name] of CLIENT_REQUESTS) {
-    const original = (client as unknown as Record<string, unknown>)[name];
-    if (typeof original !== "function") continue;
-    tapped[name] = async (params: unknown, context: unknown) => {
-      emit({ type: "request", method, params });
-      try {
-        const result: unknown = await (original as (p: unknown, c: unknown) => unknown).call(
-          client,
-          params,
-          context,
-        );
-        emit({ type: "response", method, result: result ?? {}, ...notes(method, params) });
-        return result;
-      } catch (error) {
-        const e = error instanceof RequestError ? error : RequestError.internalError();
-        emit({ type: "response", method, error: e.toErrorResponse() });
-        throw error;
-      }
-    };
+/** The key of a permission request by its raw params (its session and tool call), if it is one. */
+function permissionKey(params: unknown): string | undefined {
+  if (typeof params !== "object" || params === null) return undefined;
+  if (!("sessionId" in params) || !("toolCall" in params)) return undefined;
+  const { sessionId, toolCall } = params;
+  if (typeof sessionId !== "string" || typeof toolCall !== "object" || toolCall === null) {
+    return undefined;
   }
-  return tapped as unknown as Client;
+  if (!("toolCallId" in toolCall) || typeof toolCall.toolCallId !== "string") return undefined;
+  return `${sessionId}\0${toolCall.toolCallId}`;
+}
+
+/**
+ * The `request` and `response` events of the requests the agent sends, from the library's
+ * pairing of the connection's messages; `notes` adds fields to an answer's event.
+ */
+function requestEvent(
+  event: PeerRequestEvent,
+  notes: (method: string, params: unknown) => PermissionNotes | undefined,
+): PromptEvent {
+  const { method } = event;
+  if (event.type === "request") return { type: "request", method, params: event.params };
+  if ("error" in event) return { type: "response", method, error: event.error };
+  return { type: "response", method, result: event.result ?? {}, ...notes(method, event.params) };
 }
 
 /**
@@ -338,12 +322,15 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
           }
           return outcome;
         };
-  // The notes for each answered request's `response` event, by the request's params.
-  const permissionNotes = new WeakMap<object, PermissionNotes>();
-  const notes = (method: string, params: unknown): PermissionNotes | undefined =>
-    method === "session/request_permission" && typeof params === "object" && params !== null
-      ? permissionNotes.get(params)
-      : undefined;
+  // The notes for each answered permission request's `response` event, by its session and
+  // tool call (the event is made from the message written, not from the handler's params).
+  const permissionNotes = new Map<string, PermissionNotes>();
+  const notes = (method: string, params: unknown): PermissionNotes | undefined => {
+    const key = method === "session/request_permission" ? permissionKey(params) : undefined;
+    const found = key === undefined ? undefined : permissionNotes.get(key);
+    if (key !== undefined) permissionNotes.delete(key);
+    return found;
+  };
   const reportPermissions = (client: Client): Client => ({
     ...client,
     requestPermission: async (params, context) => {
@@ -353,7 +340,7 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
       const decider = deciders.get(key) ?? { by: "nobody" };
       deciders.delete(key);
       const refused = report.permission(params, response, decider);
-      permissionNotes.set(params, {
+      permissionNotes.set(key, {
         decidedBy: decider.by,
         ...(decider.by === "policy" && decider.source !== undefined
           ? { source: decider.source }
@@ -369,10 +356,12 @@ export async function runPromptCommand(options: PromptCommandOptions): Promise<n
     cwd: options.cwd,
     policies,
     ...(askPermission === undefined ? {} : { askPermission }),
-    ...(options.choices === undefined ? {} : { choices: options.choices }),
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
+    // Each request the agent sends and its answer, as the library pairs them.
+    observe: peerRequestObserver((event) => emit(requestEvent(event, notes))),
     wrapClient: (client) =>
-      wrapClient(tapRequests(reportPermissions(client), emit, notes), ({ sessionId, update }) => {
+      wrapClient(reportPermissions(client), ({ sessionId, update }) => {
         emit({ type: "update", sessionId, update });
       }),
     ...(options.verbose === true

@@ -10,10 +10,10 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import type { RequestPermissionRequest } from "acp-kit";
 import type { PermissionPrompt } from "acp-kit/node";
-import { ExitCodes } from "./exit-codes.js";
-import type { PolicyFlags } from "./policy-flags.js";
+import { ExitCodes } from "../../exit-codes.js";
+import type { PolicyFlags } from "../../policy-flags.js";
 import { alive, readQueue, type OwnerPaths } from "./session-owner.js";
-import { printable } from "./terminal-text.js";
+import { printable } from "../../terminal-text.js";
 
 /** A message from the owner. */
 interface OwnerMessage {

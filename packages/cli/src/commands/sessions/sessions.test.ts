@@ -2,13 +2,13 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { testTempDir } from "../../../test/support/temp-dir.js";
-import { RecentSessions } from "./recent-sessions.js";
-import { runSessionsForget, runSessionsList } from "./sessions-command.js";
-import { UsageError } from "./target.js";
+import { testTempDir } from "../../../../../test/support/temp-dir.js";
+import { RecentSessions } from "../../recent-sessions.js";
+import { runSessionsForget, runSessionsList } from "./sessions.js";
+import { UsageError } from "../../target.js";
 
 const at = (minute: number): Date => new Date(Date.UTC(2026, 0, 1, 0, minute));
-const cli = new URL("../dist/cli.js", import.meta.url).pathname;
+const cli = new URL("../../../dist/cli.js", import.meta.url).pathname;
 
 function output(): { out: PassThrough; text: () => string } {
   const out = new PassThrough();

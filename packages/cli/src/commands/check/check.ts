@@ -9,9 +9,9 @@ import { runAgentChecks } from "acp-kit/testing";
 import { runClientProbe } from "acp-kit/testing";
 import { formatReport } from "acp-kit/testing";
 import type { CheckProtocol, CheckResult, ConformanceReport } from "acp-kit/testing";
-import { ExitCodes } from "./exit-codes.js";
-import { renderLine, seg, type Segment } from "./trace/styled-line.js";
-import type { AgentTarget } from "./target.js";
+import { ExitCodes } from "../../exit-codes.js";
+import { renderLine, seg, type Segment } from "../../trace/styled-line.js";
+import type { AgentTarget } from "../../target.js";
 
 const MARKS: Readonly<Record<CheckResult["class"], Segment>> = {
   pass: seg("✓", "green"),

@@ -8,8 +8,8 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import { agentStdioStream, commandComponent } from "acp-kit/node";
 import { Conductor, type ConductorTraceEvent, type ProxyDialect } from "acp-kit/proxy";
-import { signalExitCode } from "./signals.js";
-import { printable } from "./terminal-text.js";
+import { signalExitCode } from "../../signals.js";
+import { printable } from "../../terminal-text.js";
 
 /** Options of {@link runConductorCommand}. */
 export interface ConductorCommandOptions {

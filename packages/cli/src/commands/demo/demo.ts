@@ -10,9 +10,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { allowAll } from "acp-kit/node";
-import { policiesFromFlags, type PolicyFlags } from "./policy-flags.js";
-import { runInteractive } from "./run/run-command.js";
-import type { AgentTarget } from "./target.js";
+import { policiesFromFlags, type PolicyFlags } from "../../policy-flags.js";
+import { runInteractive } from "../../run/run-command.js";
+import type { AgentTarget } from "../../target.js";
 
 /** Options of {@link runDemo}. */
 export interface DemoOptions {
@@ -47,7 +47,7 @@ export function demoAgentTarget(fast: boolean): AgentTarget {
   const here = fileURLToPath(import.meta.url);
   const fromSource = here.endsWith(".ts");
   const entry = fromSource
-    ? join(here, "..", "..", "..", "acp-kit", "src", "testing", "scripted", "agent-main.ts")
+    ? join(here, "../../../../..", "acp-kit", "src", "testing", "scripted", "agent-main.ts")
     : join(
         dirname(createRequire(here).resolve("acp-kit/package.json")),
         "dist",

@@ -17,10 +17,10 @@ import {
   type GroupLeader,
 } from "acp-kit/internal";
 import { ndJsonStream } from "acp-kit";
-import { signalExitCode } from "./signals.js";
-import { UsageError } from "./target.js";
-import { printable } from "./terminal-text.js";
-import { tokenFromEnv } from "./remote-target.js";
+import { signalExitCode } from "../../signals.js";
+import { UsageError } from "../../target.js";
+import { printable } from "../../terminal-text.js";
+import { tokenFromEnv } from "../../remote-target.js";
 import { isLoopbackHost } from "acp-kit/internal";
 
 /** Options of {@link runServe}. */

@@ -1,5 +1,5 @@
 /**
- * The choice views (permission question, login chooser) fed keys as terminals deliver
+ * The selection views (permission question, login chooser) fed keys as terminals deliver
  * them: several to a chunk, in bursts, split anywhere. Whatever the chunking, the option
  * chosen is the one highlighted when Enter came, never the one of the last render.
  */
@@ -10,7 +10,7 @@ import type { PermissionPromptInfo } from "acp-kit/node";
 import type { AuthMethod, RequestPermissionOutcome, RequestPermissionRequest } from "acp-kit";
 import { SessionStore } from "acp-kit";
 import { AuthView } from "./auth-view.js";
-import { choiceKeys } from "./choice.js";
+import { selectionKeys } from "./selection.js";
 import { FirstQuestion } from "./question-view.js";
 import { UiModel } from "./ui-model.js";
 import {
@@ -61,12 +61,12 @@ function settleWithin(
   return Promise.race([answer, tick(ms).then(() => "pending" as const)]);
 }
 
-describe("choiceKeys", () => {
+describe("selectionKeys", () => {
   it("takes a run of plain characters apart, one key each", () => {
-    expect(choiceKeys("\t\r", {})).toEqual([{ kind: "down" }, { kind: "enter" }]);
-    expect(choiceKeys("2\r", {})).toEqual([{ kind: "digit", digit: 2 }, { kind: "enter" }]);
-    expect(choiceKeys("", { tab: true, shift: true })).toEqual([{ kind: "up" }]);
-    expect(choiceKeys("c", { ctrl: true })).toEqual([]);
+    expect(selectionKeys("\t\r", {})).toEqual([{ kind: "down" }, { kind: "enter" }]);
+    expect(selectionKeys("2\r", {})).toEqual([{ kind: "digit", digit: 2 }, { kind: "enter" }]);
+    expect(selectionKeys("", { tab: true, shift: true })).toEqual([{ kind: "up" }]);
+    expect(selectionKeys("c", { ctrl: true })).toEqual([]);
   });
 });
 
@@ -150,7 +150,7 @@ const KEYS: readonly Key[] = [
  * What a person expects of a list of `count` options and these keys, written out on its
  * own: the index of the option chosen, or undefined when none is.
  */
-function expectedChoice(count: number, keys: readonly Key[]): number | undefined {
+function expectedPick(count: number, keys: readonly Key[]): number | undefined {
   let highlighted = 0;
   for (const key of keys) {
     if (key.name === "up" || key.name === "shift-tab") {
@@ -219,7 +219,7 @@ describe("the permission question under random chunked keys", () => {
               if (paced) await tick(5);
             }
             const outcome = await settleWithin(answer, 120);
-            const expected = expectedChoice(count, keys);
+            const expected = expectedPick(count, keys);
             expect(outcome).toEqual(
               expected === undefined
                 ? "pending"
