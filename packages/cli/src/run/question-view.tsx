@@ -1,5 +1,5 @@
 /**
- * A permission request as a keyboard choice among the agent's options.
+ * A permission request as a keyboard selection among the agent's options.
  *
  * @module
  */
@@ -10,7 +10,7 @@ import type { ReactNode } from "react";
 import type { PermissionOption } from "acp-kit";
 import type { SessionState } from "acp-kit";
 import { toolCallInQuestion } from "acp-kit/internal";
-import { useChoice } from "./choice.js";
+import { useSelection } from "./selection.js";
 import { ToolCallView } from "./tool-call-view.js";
 import type { SessionStore } from "acp-kit";
 import type { PendingQuestion, UiModel } from "./ui-model.js";
@@ -23,7 +23,7 @@ const KIND_COLORS: Readonly<Record<string, string>> = {
 };
 
 /** Esc picks a reject option when there is one, else cancels. */
-function escapeChoice(options: readonly PermissionOption[]): PermissionOption | undefined {
+function escapeOption(options: readonly PermissionOption[]): PermissionOption | undefined {
   return (
     options.find((o) => o.kind === "reject_once") ?? options.find((o) => o.kind === "reject_always")
   );
@@ -128,12 +128,12 @@ export function QuestionView({
     );
   };
   // The highlighted option is read when the key comes, not from the last render: `↓` and
-  // `Enter` in one chunk must choose the option below (see `choice.ts`).
-  const { index, onKey } = useChoice(
+  // `Enter` in one chunk must choose the option below (see `selection.ts`).
+  const { index, onKey } = useSelection(
     options.length,
     {
       onChoose: (i) => choose(options[i]),
-      onEscape: () => choose(escapeChoice(options)),
+      onEscape: () => choose(escapeOption(options)),
     },
     true,
     safeDefaultOption(options),
@@ -174,7 +174,7 @@ export function QuestionView({
 
 /**
  * The oldest permission question waiting, if any. Each question gets a view of its own
- * (keyed by its id), so that no choice carries over from one question to the next.
+ * (keyed by its id), so that no selection carries over from one question to the next.
  */
 export function FirstQuestion({
   ui,
