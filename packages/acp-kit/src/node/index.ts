@@ -38,3 +38,6 @@ export * from "./registry/index.js";
 export { runProxy, type RunProxyOptions } from "./proxy/run-proxy.js";
 export { commandComponent, type CommandComponentOptions } from "./proxy/command-component.js";
 export { quoteCommandLine, splitCommandLine } from "./proxy/command-line.js";
+
+// MCP-over-ACP for agents without native support: the loopback HTTP bridge and stdio shim
+export * from "./mcp-bridge/index.js";

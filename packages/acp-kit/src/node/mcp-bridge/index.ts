@@ -1,0 +1,22 @@
+/**
+ * The loopback MCP bridge: `acp` declarations served to agents without MCP-over-ACP
+ * support, over HTTP (MCP 2026-07-28 exactly as the official SDK's bridge, and the 2025
+ * revisions through an `initialize` front end) or through the stdio shim.
+ *
+ * @module
+ */
+export {
+  McpHttpBridge,
+  mcpProviderTarget,
+  MCP_SHIM_TOKEN_ENV,
+  type McpBridgeTarget,
+  type McpBridgeCallOptions,
+  type McpHttpBridgeOptions,
+  type McpStdioShimCommand,
+} from "./bridge.js";
+export {
+  agentMcpTransports,
+  mcpBridgeMode,
+  rewriteMcpServers,
+  type McpBridgeMode,
+} from "./plan.js";
