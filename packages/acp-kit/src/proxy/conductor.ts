@@ -104,7 +104,7 @@ export interface ConductorOptions {
    * declarations to the agent through the bridge this makes, whose MCP requests go up
    * the chain as `mcp/message`. Without it, or when the agent lacks `http` too, a session
    * request with an `acp` declaration is refused with `-32602`, `data: { type: "acp" }`.
-   * `acp-kit/node`'s `conductorMcpBridge()` makes loopback HTTP bridges.
+   * `acp-kit/node`'s `conductorMcpBridge()` makes loopback HTTP bridges (`acp-kit conductor` uses it).
    */
   readonly mcpBridge?: ConductorMcpBridgeFactory;
 }
