@@ -12,6 +12,7 @@
  * Against the built packages (`acp-kit`, `acp-kit/mcp`, `acp-kit/node`, `acp-kit/proxy`).
  */
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import {
@@ -24,7 +25,13 @@ import {
   type Stream,
 } from "acp-kit";
 import { fromFetchHandler, McpProvider, type McpRequestHandler } from "acp-kit/mcp";
-import { McpHttpBridge, mcpBridgeMode, mcpProviderTarget, rewriteMcpServers } from "acp-kit/node";
+import {
+  McpHttpBridge,
+  mcpBridgeMode,
+  mcpProviderTarget,
+  quoteCommandLine,
+  rewriteMcpServers,
+} from "acp-kit/node";
 import { Conductor, type ConductorComponent } from "acp-kit/proxy";
 import * as z from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -40,6 +47,7 @@ import {
 } from "../support/real-agents.js";
 
 const TEST_MS = 180_000;
+const cli = join(new URL("../../", import.meta.url).pathname, "packages", "cli", "dist", "cli.js");
 const CODEX_LOGIN = { methodId: "api-key", _meta: { "api-key": { apiKey: "sk-fake-acp-kit" } } };
 /** The modes in which a tool runs once the client allows it (see real-agents-mcp.test.ts). */
 const ASKING_MODE: Record<RealAgentKind, string> = { codex: "workspace-write", claude: "default" };
@@ -101,13 +109,14 @@ function home(kind: RealAgentKind): { sealed: SealedHome; runAs: ReturnType<type
   return { sealed, runAs };
 }
 
-/** Starts the agent over pipes, in its own process group; resolves with its stream. */
+/** Starts the agent (or `node args...`) over pipes, in its own process group. */
 function startAgent(
   kind: RealAgentKind,
   sealed: SealedHome,
   runAs: ReturnType<typeof nonRootUser>,
+  args: readonly string[] = [agentEntry(kind)],
 ) {
-  const proc = spawn(process.execPath, [agentEntry(kind)], {
+  const proc = spawn(process.execPath, [...args], {
     cwd: sealed.workspace,
     env: sealed.env,
     detached: true,
@@ -246,4 +255,41 @@ describe.each(["codex", "claude"] as const)("%s calls a tool of acp-kit's client
     },
     TEST_MS,
   );
+
+  if (kind === "codex")
+    it(
+      "through `acp-kit conductor agent AGENT`: the CLI bridges by default",
+      async () => {
+        const { sealed, runAs } = home(kind);
+        const agentCommand = quoteCommandLine([process.execPath, agentEntry(kind)]);
+        const { stream } = startAgent(kind, sealed, runAs, [
+          cli,
+          "conductor",
+          "agent",
+          agentCommand,
+        ]);
+        const provider = new McpProvider();
+        const texts: string[] = [];
+        const connection = new ClientSideConnection(clientOf(provider, texts), stream);
+        const init = await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
+        expect(init.agentCapabilities?.mcpCapabilities?.acp).toBe(true);
+        const { handler, served, served$ } = recordingHandler();
+        const tools = provider.register({ name: "editor-tools", handler });
+        await connection.authenticate(CODEX_LOGIN);
+        const { sessionId } = await connection.newSession({
+          cwd: sealed.workspace,
+          mcpServers: [tools.declaration],
+        });
+        await connection.setSessionMode({ sessionId, modeId: ASKING_MODE[kind] });
+        await served$("tools/list");
+        const answer = await connection.prompt({
+          sessionId,
+          prompt: [{ type: "text", text: PROMPT }],
+        });
+        expect(answer.stopReason).toBe("end_turn");
+        expect(served).toContain("tools/call");
+        expect(model.toolResults[0]?.output).toContain("echoed by the client: from the model");
+      },
+      TEST_MS,
+    );
 });
