@@ -926,7 +926,7 @@ export async function startMcpHttpServer(handler: {
           }),
         );
         res.writeHead(response.status, Object.fromEntries(response.headers));
-        res.end(Buffer.from(await response.arrayBuffer()));
+        res.flushHeaders();
         const method = typeof message.method === "string" ? message.method : undefined;
         const params = isEntry(message.params) ? message.params : {};
         const header = req.headers["mcp-protocol-version"];
@@ -942,6 +942,14 @@ export async function startMcpHttpServer(handler: {
           userAgent: req.headers["user-agent"],
           status: response.status,
         };
+        // Streamed as it comes: a long-lived event stream (`subscriptions/listen`) must
+        // not hold its headers back.
+        const reader = response.body?.getReader();
+        for (let next = await reader?.read(); next !== undefined && !next.done;) {
+          res.write(next.value);
+          next = await reader?.read();
+        }
+        res.end();
         records.push(record);
         for (const waiter of [...waiters]) {
           if (waiter.method !== method) continue;
