@@ -129,6 +129,13 @@ function startAgent(
   );
   const close = async (): Promise<void> => {
     proc.stdin.end();
+    // A conductor stops its agent (its own process group) once its client leaves: give it
+    // the time to, or the agent would outlive the test.
+    if (args[0] === cli) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+      clearTimeout(timer);
+    }
     try {
       if (proc.pid !== undefined) process.kill(-proc.pid, "SIGKILL");
     } catch {
