@@ -660,6 +660,22 @@ Each component is one command line (quoted as a shell would). docs/proxies.md sa
     );
 
   program
+    .command("mcp-shim")
+    .description(
+      "MCP over stdio to one server of a loopback MCP-over-ACP bridge (run by agents, not by hand)",
+    )
+    .requiredOption("--url <url>", "the server's bridge URL")
+    .requiredOption("--token-env <name>", "the environment variable holding its bearer token")
+    .action(async (opts: { url: string; tokenEnv: string }) => {
+      try {
+        const { runMcpShimCommand } = await import("./mcp-shim-command.js");
+        await runMcpShimCommand(opts.url, opts.tokenEnv);
+      } catch (error) {
+        fail(error);
+      }
+    });
+
+  program
     .command("bridge")
     .usage("--as v1|v2 [--protocol auto|1|2] <agent> | --as v1|v2 -- <agent command...>")
     .description(

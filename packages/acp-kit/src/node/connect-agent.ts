@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { McpProvider } from "../mcp/provider.js";
 import type { ClientSideConnection } from "../peer/client-side-connection.js";
 import { PROTOCOL_VERSION } from "../peer/methods.js";
 import type * as schema from "../schema/types.gen.js";
@@ -14,6 +15,7 @@ import {
 } from "../session/session-client.js";
 import { VERSION } from "../base/version.js";
 import { ClientToolkit, type ClientToolkitOptions } from "./client-toolkit.js";
+import { McpClientBridge, type McpClientBridgeOptions } from "./mcp-bridge/client.js";
 import { spawnAgent, type SpawnedAgent } from "./spawn/agent.js";
 import type { AgentExit } from "./spawn/errors.js";
 import type { SpawnAgentOptions } from "./spawn/options.js";
@@ -25,6 +27,18 @@ export interface ConnectAgentOptions
   readonly clientInfo?: schema.Implementation;
   /** Extra client capabilities, merged over what the toolkit serves. */
   readonly clientCapabilities?: schema.ClientCapabilities;
+  /**
+   * The client's MCP-over-ACP servers: the provider answers the agent's `mcp/message`
+   * requests; put its registrations' declarations in `mcpServers`.
+   */
+  readonly mcp?: McpProvider;
+  /**
+   * Serves the `acp` declarations of {@link ConnectAgentOptions.mcp} to an agent that does
+   * not advertise `acp`: `true` (or the bridge's options) rewrites them, in the sessions
+   * this client opens, into `http` entries of a loopback bridge (or stdio shim entries with
+   * `stdioShim`, for agents without `http`). Default off.
+   */
+  readonly mcpBridge?: boolean | McpClientBridgeOptions;
 }
 
 /** A prompt: text, or content blocks. */
@@ -64,12 +78,14 @@ export class ConnectedAgent implements AsyncDisposable {
    * @param toolkit - What the client serves.
    * @param info - The agent's `initialize` answer.
    * @param defaultCwd - The working directory of new sessions by default.
+   * @param mcpBridge - The bridge that rewrites `acp` declarations, when turned on.
    */
   constructor(
     readonly process: SpawnedAgent,
     readonly toolkit: ClientToolkit,
     readonly info: schema.InitializeResponse,
     private readonly defaultCwd: string,
+    readonly mcpBridge?: McpClientBridge,
   ) {
     this.sessions = toolkit.sessionClient(process.connection, info);
   }
@@ -94,19 +110,19 @@ export class ConnectedAgent implements AsyncDisposable {
     if (options.additionalDirectories !== undefined) {
       params.additionalDirectories = options.additionalDirectories;
     }
-    const { sessionId } = await this.sessions.newSession(params);
+    const { sessionId } = await this.sessions.newSession(await this.bridged(params));
     return new AgentSession(sessionId, this);
   }
 
   /** `session/load` (when the agent supports it): the history replays into the session's state. */
   async loadSession(sessionId: string, options: OpenSessionOptions = {}): Promise<AgentSession> {
-    await this.sessions.loadSession(this.existing(sessionId, options));
+    await this.sessions.loadSession(await this.bridged(this.existing(sessionId, options)));
     return new AgentSession(sessionId, this);
   }
 
   /** `session/resume` (when the agent supports it): the session goes on, without a replay. */
   async resumeSession(sessionId: string, options: OpenSessionOptions = {}): Promise<AgentSession> {
-    await this.sessions.resumeSession(this.existing(sessionId, options));
+    await this.sessions.resumeSession(await this.bridged(this.existing(sessionId, options)));
     return new AgentSession(sessionId, this);
   }
 
@@ -115,13 +131,20 @@ export class ConnectedAgent implements AsyncDisposable {
    * history replays) or `session/resume`.
    */
   async restoreSession(sessionId: string, options: OpenSessionOptions = {}): Promise<AgentSession> {
-    await this.sessions.restoreSession(this.existing(sessionId, options));
+    await this.sessions.restoreSession(await this.bridged(this.existing(sessionId, options)));
     return new AgentSession(sessionId, this);
   }
 
   /** The agent's sessions (one page of `session/list`), when it supports listing. */
   listSessions(params: schema.ListSessionsRequest = {}): Promise<schema.ListSessionsResponse> {
     return this.sessions.listSessions(params);
+  }
+
+  /** The params with their `acp` declarations rewritten for the agent, when bridging. */
+  private async bridged<T extends { mcpServers?: schema.McpServer[] | null }>(
+    params: T,
+  ): Promise<T> {
+    return this.mcpBridge === undefined ? params : this.mcpBridge.rewrite(params);
   }
 
   private existing(sessionId: string, options: OpenSessionOptions): schema.LoadSessionRequest {
@@ -140,6 +163,7 @@ export class ConnectedAgent implements AsyncDisposable {
     try {
       return await this.process.close();
     } finally {
+      await this.mcpBridge?.close();
       await this.toolkit.dispose();
     }
   }
@@ -166,7 +190,24 @@ export class ConnectedAgent implements AsyncDisposable {
  */
 export async function connectAgent(options: ConnectAgentOptions): Promise<ConnectedAgent> {
   const toolkit = new ClientToolkit(options);
-  const spawned = await spawnAgent({ ...options, client: () => toolkit.client() });
+  const provider = options.mcp;
+  const spawned = await spawnAgent({
+    ...options,
+    client: (agent) => {
+      const client = toolkit.client();
+      return provider === undefined
+        ? client
+        : { ...client, unstable_messageMcp: provider.attach(agent) };
+    },
+  });
+  const bridgeOptions = options.mcpBridge === true ? {} : options.mcpBridge;
+  const mcpBridge =
+    provider === undefined || bridgeOptions === undefined || bridgeOptions === false
+      ? undefined
+      : new McpClientBridge(provider, bridgeOptions);
+  // The listener closes with the connection.
+  const closeBridge = (): Promise<void> | undefined => mcpBridge?.close();
+  void spawned.connection.closed.then(closeBridge, closeBridge);
   // A v2 agent's session is folded from its own updates, not from what v1 shows of them.
   spawned.observeV2Updates((notification) => toolkit.sessions.applyV2(notification));
   try {
@@ -175,8 +216,10 @@ export async function connectAgent(options: ConnectAgentOptions): Promise<Connec
       clientCapabilities: { ...toolkit.capabilities, ...options.clientCapabilities },
       clientInfo: options.clientInfo ?? { name: "acp-kit", version: VERSION },
     });
-    return new ConnectedAgent(spawned, toolkit, info, options.cwd ?? process.cwd());
+    mcpBridge?.configure(info);
+    return new ConnectedAgent(spawned, toolkit, info, options.cwd ?? process.cwd(), mcpBridge);
   } catch (error) {
+    await mcpBridge?.close();
     await spawned.close();
     await toolkit.dispose();
     throw error;

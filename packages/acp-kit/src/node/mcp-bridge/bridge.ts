@@ -60,7 +60,7 @@ export interface McpBridgeCallOptions {
 }
 
 /**
- * Where the bridge sends the MCP requests it receives: an {@link McpCaller} (an agent, or
+ * Where the bridge sends the MCP requests it receives: an `McpCaller` (an agent, or
  * a proxy stage, sending `mcp/message` to the client), or {@link mcpProviderTarget} (a
  * client serving its own {@link McpProvider} in process). It resolves with the MCP
  * outcome and rejects with a `RequestError` for a binding error.
@@ -139,6 +139,8 @@ const MAX_SESSIONS = 1024;
 interface LegacySession {
   readonly serverId: string;
   readonly clientInfo: unknown;
+  /** The requests in flight, by JSON id, for `notifications/cancelled`. */
+  readonly inFlight: Map<string, AbortController>;
 }
 
 interface Listener {
@@ -401,7 +403,7 @@ export class McpHttpBridge implements AsyncDisposable {
       sendRefusal(res, request, request.id);
       return;
     }
-    await this.forward(serverId, request, res, false);
+    await this.forward(serverId, request, res);
   }
 
   /** Answers a 2025-era `initialize` from `server/discover`, and opens a session. */
@@ -447,7 +449,7 @@ export class McpHttpBridge implements AsyncDisposable {
     };
     if (typeof discovered.instructions === "string") result.instructions = discovered.instructions;
     const sessionId = randomUUID();
-    this.sessions.set(sessionId, { serverId, clientInfo });
+    this.sessions.set(sessionId, { serverId, clientInfo, inFlight: new Map() });
     for (const key of this.sessions.keys()) {
       if (this.sessions.size <= MAX_SESSIONS) break;
       this.sessions.delete(key);
@@ -486,7 +488,10 @@ export class McpHttpBridge implements AsyncDisposable {
     }
     const id = message.id;
     if (id === undefined || Object.hasOwn(message, "result") || Object.hasOwn(message, "error")) {
-      // Notifications (initialized, cancelled, ...) and answers: accepted, nothing to say.
+      // Notifications (initialized, cancelled, ...) and answers: accepted, nothing to say;
+      // a cancellation cancels its request over ACP.
+      if (message.method === "notifications/cancelled" && isJsonObject(message.params))
+        session.inFlight.get(JSON.stringify(message.params.requestId))?.abort();
       res.writeHead(202).end();
       return;
     }
@@ -504,27 +509,40 @@ export class McpHttpBridge implements AsyncDisposable {
     }
     const params = isJsonObject(message.params) ? message.params : {};
     const meta = isJsonObject(params._meta) ? params._meta : {};
-    await this.forward(
-      serverId,
-      {
-        id,
-        method: message.method,
-        params: { ...params, _meta: { ...meta, ...requestMeta(session.clientInfo) } },
-      },
-      res,
-      true,
-    );
+    const key = JSON.stringify(id);
+    const cancel = new AbortController();
+    session.inFlight.set(key, cancel);
+    try {
+      await this.forward(
+        serverId,
+        {
+          id,
+          method: message.method,
+          params: { ...params, _meta: { ...meta, ...requestMeta(session.clientInfo) } },
+        },
+        res,
+        cancel.signal,
+      );
+    } finally {
+      if (session.inFlight.get(key) === cancel) session.inFlight.delete(key);
+    }
   }
 
-  /** Sends one request through the target and answers it, as JSON or as an event stream. */
+  /**
+   * Sends one request through the target and answers it, as JSON or as an event stream.
+   * `cancel` is given for a 2025-era session's request (answered in that revision's terms):
+   * aborting it cancels the request and ends the response without an answer.
+   */
   private async forward(
     serverId: string,
     request: BodyRequest,
     res: ServerResponse,
-    legacy: boolean,
+    cancel?: AbortSignal,
   ): Promise<void> {
+    const legacy = cancel !== undefined;
     const requestId = freshId("mcp-http");
     const abandon = abandonOnClose(res);
+    cancel?.addEventListener("abort", () => abandon.abort(), { once: true });
     let stream: EventStream | undefined;
     const onNotification = (notification: McpNotification): void => {
       if (abandon.signal.aborted) return;
@@ -562,7 +580,14 @@ export class McpHttpBridge implements AsyncDisposable {
     } catch (error) {
       terminal = projectBindingError(error, request.id);
     }
-    if (abandon.signal.aborted) return;
+    if (abandon.signal.aborted) {
+      // Cancelled by the client's notification: no answer, but the response ends.
+      if (cancel?.aborted === true && !res.writableEnded) {
+        if (!res.headersSent) res.writeHead(204);
+        res.end();
+      }
+      return;
+    }
     if (stream !== undefined) stream.end(terminal);
     else sendJson(res, legacy ? 200 : terminalStatus(terminal), terminal);
   }

@@ -20,3 +20,5 @@ export {
   rewriteMcpServers,
   type McpBridgeMode,
 } from "./plan.js";
+export { McpClientBridge, type McpClientBridgeOptions } from "./client.js";
+export { runMcpStdioShim, type McpStdioShimOptions } from "./shim.js";
