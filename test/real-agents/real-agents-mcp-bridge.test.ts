@@ -5,9 +5,14 @@
  * them as an `http` entry. The fake model asks for the tool, the agent calls it through
  * the bridge, and the result reaches the model. Two ways:
  *
- * - the client bridges its own declarations (`McpHttpBridge` over `mcpProviderTarget`);
+ * - the client bridges its own declarations (`McpHttpBridge` over `mcpProviderTarget`), and
+ *   (codex) with the one option of `connectAgent({ mcp, mcpBridge: true })`;
  * - the client declares `acp` through acp-kit's `Conductor`, whose MCP stage advertises
- *   `acp` and bridges it, the agent's MCP requests coming back up as `mcp/message`.
+ *   `acp` and bridges it, the agent's MCP requests coming back up as `mcp/message`; and
+ *   (codex) through the `acp-kit conductor` command.
+ *
+ * codex only where the agent runs as this user (root here): claude's turns run as a
+ * non-root user, which `connectAgent` and `commandComponent` do not offer.
  *
  * Against the built packages (`acp-kit`, `acp-kit/mcp`, `acp-kit/node`, `acp-kit/proxy`).
  */
@@ -26,6 +31,8 @@ import {
 } from "acp-kit";
 import { fromFetchHandler, McpProvider, type McpRequestHandler } from "acp-kit/mcp";
 import {
+  allowAll,
+  connectAgent,
   McpHttpBridge,
   mcpBridgeMode,
   mcpProviderTarget,
@@ -295,6 +302,45 @@ describe.each(["codex", "claude"] as const)("%s calls a tool of acp-kit's client
         });
         expect(answer.stopReason).toBe("end_turn");
         expect(served).toContain("tools/call");
+        expect(model.toolResults[0]?.output).toContain("echoed by the client: from the model");
+      },
+      TEST_MS,
+    );
+
+  if (kind === "codex")
+    it(
+      "connectAgent({ mcp, mcpBridge: true }): the client's one option bridges its declaration",
+      async () => {
+        const { sealed } = home(kind);
+        const provider = new McpProvider();
+        const { handler, served, served$ } = recordingHandler();
+        const tools = provider.register({ name: "editor-tools", handler });
+        const agent = await connectAgent({
+          command: process.execPath,
+          args: [agentEntry(kind)],
+          env: sealed.env,
+          cwd: sealed.workspace,
+          mcp: provider,
+          mcpBridge: true,
+          permissions: { policies: [allowAll()] },
+        });
+        cleanups.push(async () => {
+          await agent.close();
+        });
+        await agent.connection.authenticate(CODEX_LOGIN);
+        const session = await agent.newSession({ mcpServers: [tools.declaration] });
+        await agent.connection.setSessionMode({
+          sessionId: session.sessionId,
+          modeId: ASKING_MODE[kind],
+        });
+        await served$("tools/list");
+        const answer = await agent.connection.prompt({
+          sessionId: session.sessionId,
+          prompt: [{ type: "text", text: PROMPT }],
+        });
+        expect(answer.stopReason).toBe("end_turn");
+        expect(served).toContain("tools/call");
+        expect(model.toolResults).toHaveLength(1);
         expect(model.toolResults[0]?.output).toContain("echoed by the client: from the model");
       },
       TEST_MS,
