@@ -101,6 +101,11 @@ describe("the conductor's MCP stage", () => {
     expect(agent.got.some((m) => m.method === "mcp/message")).toBe(false);
     await stage.close();
     expect(closed).toBe(true);
+    // Once closed, nothing more is bridged.
+    await expect(
+      stage.request("session/new", { cwd: "/", mcpServers: [ACP] }, signal),
+    ).rejects.toMatchObject({ code: -32603 });
+    expect(adapted).toHaveLength(1);
   });
 
   it("native acp: nothing changes, mcp/message notifications reach the agent", async () => {

@@ -91,6 +91,7 @@ export function withMcpStage(
   let mode: StageMode | undefined;
   let upstream: ChannelHandlers | undefined;
   let bridge: ConductorMcpBridge | undefined;
+  let closed = false;
   const caller = new McpCaller(
     {},
     {
@@ -110,6 +111,8 @@ export function withMcpStage(
     const servers = params.mcpServers as schema.McpServer[];
     if (!servers.some(isAcpMcpServer)) return params;
     if (mode === "bridge" && factory !== undefined) {
+      // No bridge starts listening once the chain is over.
+      if (closed) throw RequestError.internalError(undefined, "The chain is closed");
       bridge ??= factory(caller);
       return { ...params, mcpServers: await bridge.adaptServers(servers) };
     }
@@ -140,6 +143,7 @@ export function withMcpStage(
       agent.serve(handlers);
     },
     close: async () => {
+      closed = true;
       await bridge?.close();
     },
   };
