@@ -40,6 +40,7 @@ import {
   rewriteMcpServers,
 } from "acp-kit/node";
 import { Conductor, type ConductorComponent } from "acp-kit/proxy";
+import { ClientSideConnection as ClientSideConnectionV2 } from "acp-kit/v2";
 import * as z from "zod";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -174,6 +175,23 @@ function clientOf(provider: McpProvider, texts: string[]): (agent: Agent) => Cli
     },
     unstable_messageMcp: provider.attach(connection),
   });
+}
+
+/** The agent as a conductor component, started over pipes like {@link startAgent}. */
+function agentComponent(kind: RealAgentKind): { component: ConductorComponent; workspace: string } {
+  const { sealed, runAs } = home(kind);
+  const component: ConductorComponent = {
+    name: kind,
+    start: () => {
+      const started = startAgent(kind, sealed, runAs);
+      return Promise.resolve({
+        stream: started.stream,
+        ended: started.exited,
+        close: started.close,
+      });
+    },
+  };
+  return { component, workspace: sealed.workspace };
 }
 
 describe.each(["codex", "claude"] as const)("%s calls a tool of acp-kit's client", (kind) => {
@@ -345,4 +363,40 @@ describe.each(["codex", "claude"] as const)("%s calls a tool of acp-kit's client
       },
       TEST_MS,
     );
+
+  it(
+    "v2 through acp-kit's Conductor: session.mcp.acp is advertised; the agent discovers and lists the client's tools over the bridge",
+    async () => {
+      const { component, workspace } = agentComponent(kind);
+      const conductor = new Conductor({
+        agent: component,
+        mcpBridge: (caller) => new McpHttpBridge(caller),
+      });
+      cleanups.push(() => conductor.close());
+      const pair = memoryStreamPair();
+      void conductor.connect(pair.agent);
+      const provider = new McpProvider();
+      const client = new ClientSideConnectionV2(
+        (connection) => ({
+          sessionUpdate: () => undefined,
+          unstable_messageMcp: provider.attach(connection),
+        }),
+        pair.client,
+      );
+      const init = await client.initialize({
+        protocolVersion: 2,
+        info: { name: "acp-kit-real-mcp-test", version: "0.0.0" },
+        capabilities: {},
+      });
+      expect(init.protocolVersion).toBe(2);
+      expect(init.capabilities?.session?.mcp).toMatchObject({ acp: {}, http: {} });
+      const { handler, served, served$ } = recordingHandler();
+      const tools = provider.register({ name: "editor-tools", handler });
+      if (kind === "codex") await client.login(CODEX_LOGIN);
+      await client.newSession({ cwd: workspace, mcpServers: [tools.declaration] });
+      await served$("tools/list");
+      expect(served.slice(0, 2)).toEqual(["server/discover", "tools/list"]);
+    },
+    TEST_MS,
+  );
 });
