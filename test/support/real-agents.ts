@@ -71,6 +71,258 @@ function asksForHeldTurn(body: unknown): boolean {
   return false;
 }
 
+/**
+ * The words that make the fake model call an MCP tool: a user message holding
+ * `call the MCP tool <name> with <JSON object>` (on one line) gets a tool call instead of
+ * text, and once the tool's result comes back, the answer is {@link FAKE_MODEL_TEXT}-like
+ * text followed by `tool <name> answered: <result>`. The result is recorded in
+ * {@link FakeModelServer.toolResults}.
+ *
+ * How each agent is asked:
+ *
+ * - claude (Anthropic Messages): a `tool_use` block for the tool named `mcp__<server>__<name>`
+ *   when it is in `tools`; while it is still deferred (named only in the system prompt), a
+ *   `ToolSearch` call with `select:mcp__<server>__<name>` first, which loads it.
+ * - codex (OpenAI Responses): a `function_call` when a function tool named
+ *   `…__<name>` is offered; otherwise (codex 0.166's code mode, where MCP tools are
+ *   nested tools of its `exec` tool) a `custom_tool_call` of `exec` whose JavaScript
+ *   looks the tool up in `ALL_TOOLS`, calls it and prints its result.
+ */
+export const TOOL_CALL_MARKER = "call the MCP tool";
+
+/** One tool result the fake model received. */
+export interface FakeToolResult {
+  /** The tool's name as the prompt gave it (`echo`). */
+  readonly tool: string;
+  /** The name the model called (`mcp__project-tools__echo`, or `exec` for codex's code mode). */
+  readonly calledAs: string;
+  /** The result as the agent sent it back, as text. */
+  readonly output: string;
+}
+
+/** What the fake model answers one request with. */
+type ModelStep =
+  | { readonly kind: "text"; readonly text: string; readonly result?: FakeToolResult }
+  | {
+      readonly kind: "call";
+      /** The tool the prompt asked for. */
+      readonly tool: string;
+      readonly name: string;
+      /** JSON arguments (a function or `tool_use` call). */
+      readonly input?: unknown;
+      /** Free-form input (an OpenAI custom tool call). */
+      readonly source?: string;
+    };
+
+type Entry = Record<string, unknown>;
+
+function isEntry(value: unknown): value is Entry {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The text parts of a message entry (OpenAI `input` item or Anthropic message). */
+function entryTexts(entry: Entry): string[] {
+  const content = entry.content;
+  if (typeof content === "string") return [content];
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((part: unknown) =>
+    isEntry(part) && typeof part.text === "string" && part.type !== "tool_result"
+      ? [part.text]
+      : [],
+  );
+}
+
+/** A tool result's content as text. */
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part: unknown) =>
+        isEntry(part) && typeof part.text === "string" ? part.text : JSON.stringify(part),
+      )
+      .join("");
+  }
+  return JSON.stringify(content);
+}
+
+/** The tool call the latest marked user message asks for, and the entries after it. */
+function requestedCall(
+  entries: readonly unknown[],
+): { tool: string; args: unknown; after: Entry[] } | undefined {
+  const pattern = new RegExp(`${TOOL_CALL_MARKER} (\\S+) with (\\{[^\\n]*\\})`);
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const entry = entries[i];
+    if (!isEntry(entry) || entry.role !== "user") continue;
+    for (const text of entryTexts(entry)) {
+      const match = pattern.exec(text);
+      if (match === null) continue;
+      let args: unknown;
+      try {
+        args = JSON.parse(match[2] ?? "");
+      } catch {
+        continue;
+      }
+      return { tool: match[1] ?? "", args, after: entries.slice(i + 1).filter(isEntry) };
+    }
+  }
+  return undefined;
+}
+
+/** Whether `name` is the MCP tool `tool` (`mcp__server__tool`, `server__tool`, or `tool`). */
+function namesTool(name: string, tool: string): boolean {
+  return name === tool || name.endsWith(`__${tool}`);
+}
+
+/** The names of the tools offered in `tools`, namespaces flattened. */
+function toolNames(tools: unknown): { name: string; type: string }[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.flatMap((tool: unknown) => {
+    if (!isEntry(tool)) return [];
+    const own =
+      typeof tool.name === "string"
+        ? [{ name: tool.name, type: typeof tool.type === "string" ? tool.type : "function" }]
+        : [];
+    return tool.type === "namespace" ? [...own, ...toolNames(tool.tools)] : own;
+  });
+}
+
+/** The next step of an Anthropic Messages request. */
+function messagesStep(body: Entry, text: string): ModelStep | undefined {
+  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const asked = requestedCall(messages);
+  if (asked === undefined) return undefined;
+  const calls = new Map<string, string>();
+  const results: { name: string; output: string }[] = [];
+  for (const message of asked.after) {
+    if (!Array.isArray(message.content)) continue;
+    for (const block of message.content as unknown[]) {
+      if (!isEntry(block)) continue;
+      if (block.type === "tool_use" && typeof block.id === "string") {
+        calls.set(block.id, typeof block.name === "string" ? block.name : "");
+      } else if (block.type === "tool_result" && typeof block.tool_use_id === "string") {
+        results.push({
+          name: calls.get(block.tool_use_id) ?? "",
+          output: resultText(block.content),
+        });
+      }
+    }
+  }
+  const answered = results.find((r) => namesTool(r.name, asked.tool));
+  if (answered !== undefined) {
+    const result = { tool: asked.tool, calledAs: answered.name, output: answered.output };
+    return {
+      kind: "text",
+      text: `${text}; tool ${asked.tool} answered: ${answered.output}`,
+      result,
+    };
+  }
+  const offered = toolNames(body.tools);
+  const tool = offered.find((t) => t.name.startsWith("mcp__") && namesTool(t.name, asked.tool));
+  if (tool !== undefined) {
+    return { kind: "call", tool: asked.tool, name: tool.name, input: asked.args };
+  }
+  const searched = results.some((r) => r.name === "ToolSearch");
+  if (!searched && offered.some((t) => t.name === "ToolSearch")) {
+    const deferred = new RegExp(`mcp__[\\w.-]+__${asked.tool.replace(/[^\w-]/g, "")}\\b`).exec(
+      JSON.stringify(body.system ?? "") + JSON.stringify(messages),
+    );
+    if (deferred !== null) {
+      return {
+        kind: "call",
+        tool: asked.tool,
+        name: "ToolSearch",
+        input: { query: `select:${deferred[0]}`, max_results: 5 },
+      };
+    }
+  }
+  return { kind: "text", text: `${text}; no tool ${asked.tool} was offered` };
+}
+
+/** The JavaScript codex's `exec` tool runs to call the MCP tool `tool` with `args`. */
+function execSource(tool: string, args: unknown): string {
+  return [
+    `const wanted = ${JSON.stringify(tool)};`,
+    `const entry = ALL_TOOLS.find((t) => t.name === wanted || t.name.endsWith("__" + wanted));`,
+    `if (entry === undefined) {`,
+    `  text("no tool " + wanted + " among " + ALL_TOOLS.map((t) => t.name).join(","));`,
+    `} else {`,
+    `  const result = await tools[entry.name](${JSON.stringify(args)});`,
+    `  text(typeof result === "string" ? result : JSON.stringify(result));`,
+    `}`,
+  ].join("\n");
+}
+
+/** A tool call the fake model made, by call id. */
+interface MadeCall {
+  readonly tool: string;
+  readonly calledAs: string;
+}
+
+/**
+ * The next step of an OpenAI Responses request. codex chains its requests with
+ * `previous_response_id` and sends only what is new (the tool's output), so the calls
+ * this server made are remembered in `made`.
+ */
+function responsesStep(
+  body: Entry,
+  text: string,
+  made: ReadonlyMap<string, MadeCall>,
+): ModelStep | undefined {
+  const input = Array.isArray(body.input) ? body.input : [];
+  for (let i = input.length - 1; i >= 0; i--) {
+    const item: unknown = input[i];
+    if (!isEntry(item) || typeof item.call_id !== "string") continue;
+    if (item.type !== "function_call_output" && item.type !== "custom_tool_call_output") continue;
+    const call = made.get(item.call_id);
+    if (call === undefined) continue;
+    const output = resultText(item.output);
+    const result = { ...call, output };
+    return { kind: "text", text: `${text}; tool ${call.tool} answered: ${output}`, result };
+  }
+  const asked = requestedCall(input);
+  if (asked === undefined) return undefined;
+  const calls = new Map<string, string>();
+  for (const item of asked.after) {
+    if (
+      (item.type === "function_call" || item.type === "custom_tool_call") &&
+      typeof item.call_id === "string"
+    ) {
+      calls.set(item.call_id, typeof item.name === "string" ? item.name : "");
+    } else if (
+      (item.type === "function_call_output" || item.type === "custom_tool_call_output") &&
+      typeof item.call_id === "string"
+    ) {
+      const calledAs = calls.get(item.call_id) ?? "";
+      if (calledAs === "exec" || namesTool(calledAs, asked.tool)) {
+        const output = resultText(item.output);
+        const result = { tool: asked.tool, calledAs, output };
+        return { kind: "text", text: `${text}; tool ${asked.tool} answered: ${output}`, result };
+      }
+    }
+  }
+  const offered = [
+    ...toolNames(body.tools),
+    ...input.flatMap((item: unknown) =>
+      isEntry(item) && item.type === "additional_tools" ? toolNames(item.tools) : [],
+    ),
+  ];
+  const direct = offered.find(
+    (t) => t.type === "function" && t.name.includes("__") && namesTool(t.name, asked.tool),
+  );
+  if (direct !== undefined) {
+    return { kind: "call", tool: asked.tool, name: direct.name, input: asked.args };
+  }
+  if (offered.some((t) => t.name === "exec")) {
+    return {
+      kind: "call",
+      tool: asked.tool,
+      name: "exec",
+      source: execSource(asked.tool, asked.args),
+    };
+  }
+  return { kind: "text", text: `${text}; no tool ${asked.tool} was offered` };
+}
+
 /** The entry script of each agent's `bin`, resolved from node_modules. */
 export function agentEntry(kind: RealAgentKind): string {
   const pkg =
@@ -142,6 +394,8 @@ export interface FakeModelServer {
   readonly origin: string;
   /** Every request received so far, in arrival order. */
   readonly requests: readonly FakeModelRequest[];
+  /** Every tool result that came back for a {@link TOOL_CALL_MARKER} call, in arrival order. */
+  readonly toolResults: readonly FakeToolResult[];
   /** Stops listening, drops open connections and resolves when the server closed. */
   close(): Promise<void>;
 }
@@ -197,6 +451,65 @@ function emptyResponseEvents(id: string): { event: string; data: unknown }[] {
       },
     },
   ];
+}
+
+/** The OpenAI Responses API events of one tool call (a function or custom tool call). */
+function responsesCallEvents(
+  n: number,
+  step: Extract<ModelStep, { kind: "call" }>,
+): { event: string; data: unknown }[] {
+  const id = `resp_fake_${n}`;
+  const item =
+    step.source === undefined
+      ? {
+          type: "function_call",
+          id: `fc_fake_${n}`,
+          call_id: `call_fake_${n}`,
+          name: step.name,
+          arguments: JSON.stringify(step.input ?? {}),
+          status: "completed",
+        }
+      : {
+          type: "custom_tool_call",
+          id: `ctc_fake_${n}`,
+          call_id: `call_fake_${n}`,
+          name: step.name,
+          input: step.source,
+          status: "completed",
+        };
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
+  return [
+    {
+      event: "response.created",
+      data: { type: "response.created", response: { id, status: "in_progress" } },
+    },
+    {
+      event: "response.output_item.added",
+      data: { type: "response.output_item.added", output_index: 0, item },
+    },
+    {
+      event: "response.output_item.done",
+      data: { type: "response.output_item.done", output_index: 0, item },
+    },
+    {
+      event: "response.completed",
+      data: {
+        type: "response.completed",
+        response: { id, status: "completed", output: [item], usage },
+      },
+    },
+  ];
+}
+
+/** The OpenAI Responses API events of one answer: a text message, or a tool call. */
+function responsesAnswerEvents(n: number, step: ModelStep): { event: string; data: unknown }[] {
+  return step.kind === "text" ? responsesEvents(n, step.text) : responsesCallEvents(n, step);
 }
 
 /** The OpenAI Responses API events of one assistant message with `text`. */
@@ -256,14 +569,19 @@ function responsesEvents(n: number, text: string): { event: string; data: unknow
   ];
 }
 
-/** The Anthropic Messages API answer with `text`, streaming or not as asked. */
+/** The Anthropic Messages API answer with `step` (text or a tool call), streaming or not as asked. */
 function messagesAnswer(
   res: ServerResponse,
   n: number,
   body: unknown,
-  text: string,
+  step: ModelStep,
   held: boolean,
 ): void {
+  if (step.kind === "call") {
+    messagesToolUse(res, n, body, step);
+    return;
+  }
+  const text = step.text;
   const model =
     typeof body === "object" &&
     body !== null &&
@@ -332,6 +650,80 @@ function messagesAnswer(
   );
 }
 
+/** The Anthropic Messages API answer that calls one tool (`stop_reason: "tool_use"`). */
+function messagesToolUse(
+  res: ServerResponse,
+  n: number,
+  body: unknown,
+  step: Extract<ModelStep, { kind: "call" }>,
+): void {
+  const model = isEntry(body) && typeof body.model === "string" ? body.model : "claude-fake";
+  const id = `msg_fake_${n}`;
+  const block = {
+    type: "tool_use",
+    id: `toolu_fake_${n}`,
+    name: step.name,
+    input: step.input ?? {},
+  };
+  const usage = { input_tokens: 10, output_tokens: 5 };
+  if (!(isEntry(body) && body.stream === true)) {
+    res.writeHead(200, { "content-type": "application/json", connection: "close" });
+    res.end(
+      JSON.stringify({
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [block],
+        stop_reason: "tool_use",
+        stop_sequence: null,
+        usage,
+      }),
+    );
+    return;
+  }
+  sse(res, [
+    {
+      event: "message_start",
+      data: {
+        type: "message_start",
+        message: {
+          id,
+          type: "message",
+          role: "assistant",
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
+    },
+    {
+      event: "content_block_start",
+      data: { type: "content_block_start", index: 0, content_block: { ...block, input: {} } },
+    },
+    {
+      event: "content_block_delta",
+      data: {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+      },
+    },
+    { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
+    {
+      event: "message_delta",
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: "tool_use", stop_sequence: null },
+        usage: { output_tokens: 5 },
+      },
+    },
+    { event: "message_stop", data: { type: "message_stop" } },
+  ]);
+}
+
 /**
  * Starts the fake model API on 127.0.0.1 (a free port). It answers
  * `POST …/responses` (OpenAI Responses API, SSE), a websocket on `…/responses` (one
@@ -344,7 +736,26 @@ function messagesAnswer(
  */
 export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<FakeModelServer> {
   const requests: FakeModelRequest[] = [];
+  const toolResults: FakeToolResult[] = [];
   let count = 0;
+  const made = new Map<string, MadeCall>();
+  /**
+   * The answer to the request numbered `n`: a tool step when it asks for one, else the
+   * text. A call gets the id `call_fake_<n>` (OpenAI) or `toolu_fake_<n>` (Anthropic).
+   */
+  const step = (
+    n: number,
+    plan: (body: Entry, text: string, made: ReadonlyMap<string, MadeCall>) => ModelStep | undefined,
+    body: unknown,
+  ): ModelStep => {
+    const next: ModelStep = (isEntry(body) ? plan(body, text, made) : undefined) ?? {
+      kind: "text",
+      text,
+    };
+    if (next.kind === "text" && next.result !== undefined) toolResults.push(next.result);
+    if (next.kind === "call") made.set(`call_fake_${n}`, { tool: next.tool, calledAs: next.name });
+    return next;
+  };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -378,9 +789,11 @@ export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<Fake
       if (tooLarge) {
         res.writeHead(413, { connection: "close" }).end();
       } else if (req.method === "POST" && path.endsWith("/responses")) {
-        sse(res, responsesEvents(++count, text), held);
+        const n = ++count;
+        sse(res, responsesAnswerEvents(n, step(n, responsesStep, body)), held);
       } else if (req.method === "POST" && path.endsWith("/v1/messages")) {
-        messagesAnswer(res, ++count, body, text, held);
+        const n = ++count;
+        messagesAnswer(res, n, body, step(n, messagesStep, body), held);
       } else if (req.method === "GET" && path.endsWith("/models")) {
         res.writeHead(200, { "content-type": "application/json", connection: "close" });
         res.end(JSON.stringify({ object: "list", data: [], models: [] }));
@@ -422,9 +835,10 @@ export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<Fake
           (body as { generate?: unknown }).generate === false;
         const held = !warmUp && asksForHeldTurn(body);
         requests.push({ method: "WEBSOCKET", path, body, auth, held });
+        const n = warmUp ? 0 : ++count;
         const events = warmUp
           ? emptyResponseEvents(`resp_warmup_${requests.length}`)
-          : responsesEvents(++count, text);
+          : responsesAnswerEvents(n, step(n, responsesStep, body));
         const sent = held ? heldPrefix(events) : events;
         for (const { data: event } of sent) ws.send(JSON.stringify(event));
       });
@@ -438,10 +852,131 @@ export async function startFakeModelServer(text = FAKE_MODEL_TEXT): Promise<Fake
   return {
     origin: `http://127.0.0.1:${port}`,
     requests,
+    toolResults,
     close: () =>
       new Promise<void>((resolve) => {
         for (const ws of wss.clients) ws.terminate();
         wss.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// A plain MCP server over loopback HTTP
+
+/** One HTTP request an {@link McpHttpServer} received. */
+export interface McpHttpRecord {
+  readonly httpMethod: string;
+  /** The JSON-RPC method of the body, when it had one. */
+  readonly method: string | undefined;
+  /** The `MCP-Protocol-Version` header, or for an `initialize`, the revision it asks for. */
+  readonly protocolVersion: string | undefined;
+  readonly userAgent: string | undefined;
+  /** The HTTP status answered. */
+  readonly status: number;
+}
+
+/** A running MCP server on 127.0.0.1. */
+export interface McpHttpServer {
+  /** `http://127.0.0.1:<port>/mcp`. */
+  readonly url: string;
+  /** Every request, in arrival order (recorded once answered). */
+  readonly records: readonly McpHttpRecord[];
+  /** Resolves once a request with this JSON-RPC method was answered. */
+  answered(method: string): Promise<McpHttpRecord>;
+  close(): Promise<void>;
+}
+
+/**
+ * Hosts a web-standard MCP HTTP handler (such as `createMcpHandler(...)` of
+ * `@modelcontextprotocol/server`) on node http, 127.0.0.1, path `/mcp`, recording which
+ * MCP revision each request speaks.
+ */
+export async function startMcpHttpServer(handler: {
+  fetch(request: Request): Promise<Response>;
+}): Promise<McpHttpServer> {
+  const records: McpHttpRecord[] = [];
+  const waiters: { method: string; resolve: (record: McpHttpRecord) => void }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      void (async () => {
+        const body = Buffer.concat(chunks);
+        let message: Entry = {};
+        try {
+          const parsed: unknown = JSON.parse(body.toString("utf8"));
+          if (isEntry(parsed)) message = parsed;
+        } catch {
+          // not JSON: the handler answers it
+        }
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(req.headers)) {
+          if (typeof value === "string") headers.set(name, value);
+          else if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+        }
+        const hasBody = req.method !== "GET" && req.method !== "HEAD";
+        const response = await handler.fetch(
+          new Request(`http://127.0.0.1${req.url ?? "/"}`, {
+            method: req.method ?? "GET",
+            headers,
+            ...(hasBody ? { body } : {}),
+          }),
+        );
+        res.writeHead(response.status, Object.fromEntries(response.headers));
+        res.flushHeaders();
+        const method = typeof message.method === "string" ? message.method : undefined;
+        const params = isEntry(message.params) ? message.params : {};
+        const header = req.headers["mcp-protocol-version"];
+        const record: McpHttpRecord = {
+          httpMethod: req.method ?? "GET",
+          method,
+          protocolVersion:
+            typeof header === "string"
+              ? header
+              : typeof params.protocolVersion === "string"
+                ? params.protocolVersion
+                : undefined,
+          userAgent: req.headers["user-agent"],
+          status: response.status,
+        };
+        // Streamed as it comes: a long-lived event stream (`subscriptions/listen`) must
+        // not hold its headers back.
+        const reader = response.body?.getReader();
+        for (let next = await reader?.read(); next !== undefined && !next.done;) {
+          res.write(next.value);
+          next = await reader?.read();
+        }
+        res.end();
+        records.push(record);
+        for (const waiter of [...waiters]) {
+          if (waiter.method !== method) continue;
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(record);
+        }
+      })().catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    records,
+    answered: (method) => {
+      const seen = records.find((r) => r.method === method);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ method, resolve }));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),

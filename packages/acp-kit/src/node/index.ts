@@ -38,6 +38,7 @@ export * from "./registry/index.js";
 export { runProxy, type RunProxyOptions } from "./proxy/run-proxy.js";
 export { commandComponent, type CommandComponentOptions } from "./proxy/command-component.js";
 export { quoteCommandLine, splitCommandLine } from "./proxy/command-line.js";
+export { conductorMcpBridge } from "./proxy/conductor-mcp-bridge.js";
 
 // MCP-over-ACP for agents without native support: the loopback HTTP bridge and stdio shim
 export * from "./mcp-bridge/index.js";

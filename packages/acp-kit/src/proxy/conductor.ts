@@ -17,6 +17,7 @@ import {
   type Link,
 } from "./channel.js";
 import type { ProxyDialect } from "./dialect.js";
+import { withMcpStage, type ConductorMcpBridgeFactory } from "./mcp-stage.js";
 import { redactSecrets } from "./redact.js";
 
 /** A proxy or agent the conductor starts when the chain is first initialized. */
@@ -97,6 +98,15 @@ export interface ConductorOptions {
   readonly trace?: (event: ConductorTraceEvent) => void;
   /** Where the connections' problems go. */
   readonly logger?: Logger;
+  /**
+   * The MCP stage's bridge (agent mode). When the agent does not advertise `acp` but
+   * does advertise `http`, the conductor advertises `acp` to the chain and serves its `acp`
+   * declarations to the agent through the bridge this makes, whose MCP requests go up
+   * the chain as `mcp/message`. Without it, or when the agent lacks `http` too, a session
+   * request with an `acp` declaration is refused with `-32602`, `data: { type: "acp" }`.
+   * `acp-kit/node`'s `conductorMcpBridge()` makes loopback HTTP bridges (`acp-kit conductor` uses it).
+   */
+  readonly mcpBridge?: ConductorMcpBridgeFactory;
 }
 
 /**
@@ -105,7 +115,9 @@ export interface ConductorOptions {
  * its own request ids), `$/cancel_request` is mapped hop by hop, messages keep their
  * order (a response never overtakes the notifications sent before it), and `_meta` is
  * passed as it is. When a component ends on its own, the chain is closed and the trace
- * says why; when the client leaves, every component is stopped.
+ * says why; when the client leaves, every component is stopped. In front of an agent
+ * without MCP-over-ACP support, an MCP stage serves the chain's `acp` declarations
+ * through a bridge ({@link ConductorOptions.mcpBridge}).
  *
  * ```ts
  * const conductor = new Conductor({
@@ -119,6 +131,8 @@ export class Conductor {
   private readonly options: ConductorOptions;
   private readonly started: StartedComponent[] = [];
   private readonly links: Link[] = [];
+  /** The MCP stage in front of the agent, once started. */
+  private stage: { close(): Promise<void> } | undefined;
   private closing = false;
   private finish: (end: ConductorEnd) => void = () => undefined;
   private readonly done = new Promise<ConductorEnd>((resolve) => (this.finish = resolve));
@@ -203,9 +217,9 @@ export class Conductor {
     const closeUpstream = (): void => this.upstream?.connection.close(new Error(reason));
     if (this.inflight === 0) closeUpstream();
     else this.drained = closeUpstream;
-    void Promise.allSettled(this.started.map((component) => component.close())).then(() =>
-      this.finish(end),
-    );
+    const closing = [...this.started.map((component) => component.close())];
+    if (this.stage !== undefined) closing.push(this.stage.close());
+    void Promise.allSettled(closing).then(() => this.finish(end));
   }
 
   /** Runs a request of the client, counted as in flight until it is answered. */
@@ -250,7 +264,9 @@ export class Conductor {
         if (component === agent) {
           const link = plainLink(started.stream, { ...logger, observe, stripProxyFlag: true });
           this.links.push(link);
-          channels.push(link.plain);
+          const stage = withMcpStage(link.plain, this.options.mcpBridge);
+          this.stage = stage;
+          channels.push(stage);
         } else {
           const link = linkToProxy(started.stream, dialect, { ...logger, observe });
           this.links.push(link);

@@ -24,6 +24,10 @@ export function addConductorCommand(program: Command): void {
     .argument("<commands...>", "one command line per component, client side first")
     .option("--trace <file>", "append every message crossing the conductor to FILE (JSON lines)")
     .option(
+      "--no-mcp-bridge",
+      "do not serve acp MCP servers to an agent without MCP-over-ACP over loopback HTTP",
+    )
+    .option(
       "--dialect <dialect>",
       "how to speak to the proxies: rust (_proxy/*), rfd (proxy/*) or thinkwell",
       (value: string) => {
@@ -43,7 +47,7 @@ Each component is one command line (quoted as a shell would). docs/proxies.md sa
       async (
         mode: string,
         commands: string[],
-        opts: { trace?: string; dialect: "rust" | "rfd" | "thinkwell" },
+        opts: { trace?: string; dialect: "rust" | "rfd" | "thinkwell"; mcpBridge: boolean },
       ) => {
         try {
           if (mode !== "agent" && mode !== "proxy")
@@ -53,6 +57,7 @@ Each component is one command line (quoted as a shell would). docs/proxies.md sa
           const { runConductorCommand } = await import("./conductor.js");
           process.exitCode = await runConductorCommand(mode, commands, {
             dialect: opts.dialect,
+            mcpBridge: opts.mcpBridge,
             ...(opts.trace === undefined ? {} : { trace: opts.trace }),
           });
         } catch (error) {

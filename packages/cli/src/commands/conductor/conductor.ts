@@ -6,7 +6,7 @@
  * @module
  */
 import { createWriteStream, type WriteStream } from "node:fs";
-import { agentStdioStream, commandComponent } from "acp-kit/node";
+import { agentStdioStream, commandComponent, conductorMcpBridge } from "acp-kit/node";
 import { Conductor, type ConductorTraceEvent, type ProxyDialect } from "acp-kit/proxy";
 import { signalExitCode } from "../../signals.js";
 import { printable } from "../../terminal-text.js";
@@ -17,6 +17,11 @@ export interface ConductorCommandOptions {
   readonly dialect: ProxyDialect;
   /** Where to write the trace (JSON lines), if anywhere. */
   readonly trace?: string;
+  /**
+   * Whether to bridge `acp` MCP servers to an agent without MCP-over-ACP support over
+   * loopback HTTP (default true).
+   */
+  readonly mcpBridge?: boolean;
 }
 
 function note(text: string): void {
@@ -50,6 +55,7 @@ export async function runConductorCommand(
     dialect: options.dialect,
     proxies: components,
     ...(agent === undefined ? {} : { agent }),
+    ...(options.mcpBridge === false ? {} : { mcpBridge: conductorMcpBridge() }),
     trace: (event) => {
       write(event);
       if (event.type === "ended") note(`${event.component} ${event.cause ?? "ended"}`);
