@@ -29,6 +29,10 @@ import { CommandPicker, immediatePicker } from "./command-picker.js";
 import { LoginBox, loginMethods } from "./login-box.js";
 import { completionValues, isPickerCommand, type PickerCommand } from "./pickers.js";
 import { InputLine } from "./input-line.js";
+import { Composer, DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE } from "./composer.js";
+import { listFiles, promptBlocks } from "./mentions.js";
+import { fileHistory } from "./prompt-history.js";
+import { runShell, shellText } from "./shell.js";
 import { KeyRouter, useKeys } from "./keys.js";
 import { Markdown } from "./markdown.js";
 import { useStoreByFrame } from "./frame-rate.js";
@@ -55,6 +59,13 @@ export interface AppProps {
   readonly sessionPicker?: { readonly slot: SessionPickerSlot; readonly cwd: string };
   /** How permission requests were answered: a refused or cancelled call's row says so. */
   readonly answers?: PermissionAnswers;
+  /**
+   * The session's directory: `!command` runs there, `@file` completes from it, and the
+   * prompt history is kept for it (default: the current directory).
+   */
+  readonly cwd?: string;
+  /** The composer (default: one with the history of `cwd` and its files for `@`). */
+  readonly composer?: Composer;
 }
 
 function ItemView({
@@ -290,11 +301,19 @@ function droppedText(count: number, separator: string): string {
   return `${separator}${count} queued prompt${count === 1 ? "" : "s"} dropped`;
 }
 
-/** How many raw Ctrl-C characters a chunk of input holds. */
-function countCtrlC(input: string): number {
-  let count = 0;
-  for (const ch of input) if (ch === "\u0003") count++;
-  return count;
+/** The files under `cwd` for `@` completion, listed again when older than a few seconds. */
+function filesOf(cwd: string): () => readonly string[] {
+  let listed: { at: number; files: readonly string[] } | undefined;
+  return () => {
+    const now = Date.now();
+    if (listed === undefined || now - listed.at > 5000) listed = { at: now, files: listFiles(cwd) };
+    return listed.files;
+  };
+}
+
+/** A composer for the session in `cwd`: its prompt history, and its files for `@`. */
+function newComposer(cwd: string): Composer {
+  return new Composer({ history: fileHistory(cwd), files: filesOf(cwd) });
 }
 
 /**
@@ -335,6 +354,8 @@ export function App({
   initialPrompt,
   sessionPicker,
   answers,
+  cwd = process.cwd(),
+  composer: givenComposer,
 }: AppProps): ReactNode {
   // Drawn once per frame however fast updates come (see frame-rate.ts).
   useStoreByFrame(controller.onChange, controller.snapshot);
@@ -344,27 +365,30 @@ export function App({
   const { stdout } = useStdout();
   useTerminalSize(stdout);
   const columns = stdout.columns || 80;
-  // A ref, not state: two Ctrl-C can arrive before the next render.
-  const interrupts = useRef(0);
+  // The text being written, the queue, and what Ctrl-C and Esc mean (see composer.ts): it
+  // changes at once, as keys come faster than renders; it is drawn as it is.
+  const ownComposer = useRef<Composer | undefined>(undefined);
+  const composer = givenComposer ?? (ownComposer.current ??= newComposer(cwd));
+  useSyncExternalStore(composer.subscribe, composer.snapshot);
   // What the first Ctrl-C did and what a second would do, above the status line while
   // the count stands (it is about now, not part of the transcript).
-  const [hint, setHint] = useState<string | undefined>(undefined);
+  const hint = composer.hint;
+  const queued = composer.queued;
   const bottom = useRef<DOMElement>(null);
   const [bottomRows, setBottomRows] = useState(3);
-  const resetInterrupts = (): void => {
-    interrupts.current = 0;
-    setHint(undefined);
-  };
   // Once the cancelled turn has ended, the hint says so (a second Ctrl-C still exits).
   useEffect(() => {
-    if (controller.phase !== "prompting" && hint?.startsWith("Esc: cancelling") === true) {
-      setHint(undefined);
-    }
-    if (controller.phase !== "prompting" && hint?.startsWith("Cancelling") === true) {
-      // (The transcript says that the turn was cancelled: the hint only says what is next.)
-      setHint("Ctrl-C again to exit.");
-    }
+    composer.phaseIs(controller.phase);
   });
+  // Bracketed paste: the terminal marks a paste, so that a pasted block is one message
+  // however many lines it has (and typed lines stay separate prompts).
+  useEffect(() => {
+    if (!stdout.isTTY) return;
+    stdout.write(ENABLE_BRACKETED_PASTE);
+    return () => {
+      stdout.write(DISABLE_BRACKETED_PASTE);
+    };
+  }, [stdout]);
   const [sentInitial, setSentInitial] = useState(false);
   // `/mode`, `/model` or `/sessions` alone: the picker open, if any.
   const [picker, setPicker] = useState<PickerCommand | undefined>(undefined);
@@ -374,14 +398,8 @@ export function App({
   const [dismissedFailure, setDismissedFailure] = useState<unknown>(undefined);
   // The agent's session ids, for Tab after `/sessions ` (listed as sessions change).
   const [sessionIds, setSessionIds] = useState<readonly string[]>([]);
-  // Prompts sent during a turn wait here (shown above the status line) and go out one by
-  // one as turns end. A ref, for keys faster than renders; the state draws them.
-  const queue = useRef<string[]>([]);
-  const [queued, setQueued] = useState<readonly string[]>([]);
-  const setQueue = (next: string[]): void => {
-    queue.current = next;
-    setQueued(next);
-  };
+  // Prompts sent during a turn wait in the composer's queue (shown above the status line)
+  // and go out one by one as turns end.
   const phase = controller.phase;
   const sessionId = controller.sessionId;
   const state = controller.state;
@@ -422,19 +440,36 @@ export function App({
     if (drawnLeaving) app.exit();
   });
 
+  /** `!command`: run locally, its output shown in the transcript (never sent to the agent). */
+  const shell = (command: string): void => {
+    if (command === "") {
+      ui.notify(
+        "info",
+        "! runs a shell command here, e.g. !git status (the agent does not see it).",
+      );
+      return;
+    }
+    void runShell(command, cwd).then((result) => ui.notify("info", shellText(command, result)));
+  };
+
   const send = (text: string): void => {
+    // `!command` runs at once, whatever the agent is doing.
+    if (text.startsWith("!")) {
+      shell(text.slice(1).trim());
+      return;
+    }
     // During a turn, prompts wait for it to end (the client's commands run at once).
     const own = parseSlash(text)?.name.toLowerCase();
     const clientCommand =
       own !== undefined && (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own));
     if (controller.phase === "prompting" && !clientCommand) {
-      setQueue([...queue.current, text]);
+      composer.enqueue(text);
       return;
     }
     // While the agent starts (type-ahead), prompts and commands wait for the session; only
     // leaving and help do not.
     if (controller.phase === "starting" && own !== "quit" && own !== "exit" && own !== "help") {
-      setQueue([...queue.current, text]);
+      composer.enqueue(text);
       return;
     }
     if (controller.phase === "auth-required" && !clientCommand) {
@@ -487,14 +522,18 @@ export function App({
   };
 
   const prompt = (text: string): void => {
-    resetInterrupts();
+    composer.resetInterrupts();
     const turnSession = controller.sessionId;
-    void controller.prompt([{ type: "text", text }]).then(
+    // `@file` mentions go along as links, or as the files' contents when the agent takes
+    // embedded context (the text keeps the mentions as typed).
+    const embedded = controller.info?.agentCapabilities?.promptCapabilities?.embeddedContext;
+    const blocks = promptBlocks(text, { cwd, embedded: embedded === true });
+    void controller.prompt(blocks).then(
       ({ stopReason }) => {
         settleTurn(turnSession);
         // A cancelled turn drops what was queued behind it (said in the same notice: one
         // notice per cancel); else the next one goes out.
-        const dropped = stopReason === "cancelled" ? takeQueue() : 0;
+        const dropped = stopReason === "cancelled" ? composer.clearQueue() : 0;
         if (stopReason !== "end_turn") {
           ui.notify("warn", `(the turn ended: ${stopReason}${droppedText(dropped, "; ")})`);
         }
@@ -503,24 +542,15 @@ export function App({
       (error: unknown) => {
         settleTurn(turnSession);
         ui.notify("error", failureText(error));
-        const dropped = takeQueue();
+        const dropped = composer.clearQueue();
         if (dropped > 0) ui.notify("info", `(${droppedText(dropped, "")})`);
       },
     );
   };
 
   const sendQueued = (): void => {
-    const [next, ...rest] = queue.current;
-    if (next === undefined) return;
-    setQueue(rest);
-    send(next);
-  };
-
-  /** Empties the queue; returns how many prompts it held. */
-  const takeQueue = (): number => {
-    const count = queue.current.length;
-    if (count > 0) setQueue([]);
-    return count;
+    const next = composer.dequeue();
+    if (next !== undefined) send(next);
   };
 
   useEffect(() => {
@@ -535,7 +565,7 @@ export function App({
   // next); a picker or the login chooser takes the keys (the rest waits for a turn's end).
   const drainTypedAhead = async (): Promise<void> => {
     for (;;) {
-      const [next, ...rest] = queue.current;
+      const next = composer.queued[0];
       if (next === undefined) return;
       const slash = parseSlash(next);
       const own = slash?.name.toLowerCase();
@@ -545,7 +575,7 @@ export function App({
         CLIENT_COMMANDS.some((c) => c.name === own) &&
         own !== "login" &&
         !(slash.args === "" && isPickerCommand(own));
-      setQueue(rest);
+      composer.dequeue();
       if (!runsAlone) {
         send(next);
         return;
@@ -567,19 +597,9 @@ export function App({
   });
 
   const interrupt = (): void => {
-    if (phase === "prompting" && interrupts.current === 0) {
-      interrupts.current = 1;
-      setHint("Cancelling the turn… (Ctrl-C again to exit)");
-      void controller.cancel();
-      return;
-    }
-    if (interrupts.current === 0 && phase !== "exited") {
-      interrupts.current = 1;
-      setHint("Press Ctrl-C again to exit.");
-      return;
-    }
-    interrupts.current = 2;
-    quit();
+    const action = composer.interrupt(phase);
+    if (action === "cancel-turn") void controller.cancel();
+    else if (action === "quit") quit();
   };
 
   // Whether a question was on the screen when these keys came (as drawn, whichever handler
@@ -591,23 +611,19 @@ export function App({
   const askingAtRender = ui.questions.length > 0 || picker !== undefined || chooserShown;
   useKeys((input, key) => {
     // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
-    const presses = key.ctrl && input === "c" ? 1 : countCtrlC(input);
+    const presses = Composer.interruptsIn(input, key);
     if (presses > 0) {
-      for (let i = 0; i < presses && interrupts.current < 2; i++) interrupt();
+      for (let i = 0; i < presses && !composer.leaving; i++) interrupt();
       return;
     }
     // Any other key starts the count again: only two Ctrl-C in a row exit.
-    if (interrupts.current !== 0) resetInterrupts();
+    if (composer.armed) composer.resetInterrupts();
     // Esc: with prompts queued, clears the queue; else cancels the running turn. (Not while
-    // a question or the login chooser has the keys: Esc answers those.)
+    // a question or the login chooser has the keys: Esc answers those; nor when it ended a
+    // history search.)
     if (key.escape && !askingAtRender) {
-      if (queue.current.length > 0) {
-        setQueue([]);
-        setHint("Queue cleared.");
-      } else if (controller.phase === "prompting") {
-        setHint("Esc: cancelling the turn…");
-        void controller.cancel();
-      }
+      if (composer.takeEscape()) return;
+      if (composer.escape(controller.phase) === "cancel-turn") void controller.cancel();
       return;
     }
     if (key.tab && key.shift && !askingAtRender && controller.phase === "ready") {
@@ -616,7 +632,7 @@ export function App({
     }
     if (key.ctrl && input === "t") {
       ui.toggleThoughts();
-      setHint(
+      composer.setHint(
         ui.showThoughts
           ? "Thoughts are shown in full (Ctrl-T to fold them)."
           : "Thoughts are folded to one line (Ctrl-T to show them).",
@@ -713,6 +729,7 @@ export function App({
                 commands={allCommands(state?.availableCommands ?? null)}
                 values={completionValues(state, sessionIds)}
                 onSubmit={send}
+                composer={composer}
                 maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
               />
             </Box>

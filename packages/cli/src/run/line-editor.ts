@@ -20,6 +20,7 @@ export interface KeyPress {
   readonly end?: boolean;
   readonly return?: boolean;
   readonly escape?: boolean;
+  readonly shift?: boolean;
   readonly ctrl?: boolean;
   readonly meta?: boolean;
   readonly tab?: boolean;
@@ -62,6 +63,9 @@ export interface EditContext {
   /** Whether Enter sends now (not while a turn runs). */
   readonly canSubmit: boolean;
 }
+
+/** Shift-Enter as xterm's modifyOtherKeys sends it, as Ink reports it (without the ESC). */
+const SHIFT_ENTER_XTERM = "[27;2;13~";
 
 function at(state: LineState, text: string, cursor: number): LineState {
   return { ...state, text, cursor, cycle: undefined };
@@ -122,9 +126,22 @@ function complete(state: LineState, context: EditContext): LineState {
 }
 
 function enter(state: LineState, context: EditContext): EditResult {
+  // `\` then Enter: a new line instead of the backslash (as in a shell).
+  if (state.text.slice(0, state.cursor).endsWith("\\")) {
+    const { text, cursor } = state;
+    return { state: at(state, `${text.slice(0, cursor - 1)}\n${text.slice(cursor)}`, cursor) };
+  }
   const text = state.text.trim();
   if (text === "" || !context.canSubmit) return { state };
   return { state: EMPTY_LINE, submit: text };
+}
+
+/**
+ * Inserts pasted text at the cursor (a bracketed paste): its line breaks are kept, as `\n`,
+ * and other control characters dropped.
+ */
+export function insertPaste(state: LineState, raw: string): LineState {
+  return insert(state, pasteText(raw));
 }
 
 /** Keeps text, tabs and line breaks (as `\n`) of a paste; drops other control characters. */
@@ -183,6 +200,12 @@ export function editLine(
   context: EditContext,
 ): EditResult {
   const { text, cursor } = state;
+  // Shift-Enter (kitty's `CSI 13;2u`), or Alt-Enter (`ESC CR`, what some terminals send for
+  // Shift-Enter): a new line.
+  if (key.return && (key.shift === true || key.meta === true))
+    return { state: insert(state, "\n") };
+  // Shift-Enter in xterm's modifyOtherKeys mode: `CSI 27;2;13~` (Ink reports it without the ESC).
+  if (input === SHIFT_ENTER_XTERM) return { state: insert(state, "\n") };
   if (key.return) return enter(state, context);
   if (key.tab) return { state: complete(state, context) };
   if (key.upArrow) return { state: browse(state, 1, context.history) };
