@@ -312,8 +312,8 @@ function filesOf(cwd: string): () => readonly string[] {
 }
 
 /** A composer for the session in `cwd`: its prompt history, and its files for `@`. */
-function newComposer(cwd: string): Composer {
-  return new Composer({ history: fileHistory(cwd), files: filesOf(cwd) });
+function newComposer(cwd: string, bracketedPaste: boolean): Composer {
+  return new Composer({ history: fileHistory(cwd), files: filesOf(cwd), bracketedPaste });
 }
 
 /**
@@ -368,7 +368,7 @@ export function App({
   // The text being written, the queue, and what Ctrl-C and Esc mean (see composer.ts): it
   // changes at once, as keys come faster than renders; it is drawn as it is.
   const ownComposer = useRef<Composer | undefined>(undefined);
-  const composer = givenComposer ?? (ownComposer.current ??= newComposer(cwd));
+  const composer = givenComposer ?? (ownComposer.current ??= newComposer(cwd, stdout.isTTY));
   useSyncExternalStore(composer.subscribe, composer.snapshot);
   // What the first Ctrl-C did and what a second would do, above the status line while
   // the count stands (it is about now, not part of the transcript).

@@ -11,7 +11,14 @@
  * @module
  */
 import type { ControllerPhase } from "../controller.js";
-import { EMPTY_LINE, editLine, insertPaste, type KeyPress, type LineState } from "./line-editor.js";
+import {
+  EMPTY_LINE,
+  editLine,
+  insertPaste,
+  isPaste,
+  type KeyPress,
+  type LineState,
+} from "./line-editor.js";
 import { matchFiles, mentionAt } from "./mentions.js";
 import { memoryHistory, type PromptHistory } from "./prompt-history.js";
 
@@ -43,6 +50,12 @@ export interface ComposerOptions {
   readonly history?: PromptHistory;
   /** The files `@` completes, relative to the session's directory (default: none). */
   readonly files?: () => readonly string[];
+  /**
+   * Whether the terminal was asked for bracketed paste: then a line break outside a paste
+   * is Enter, whatever came with it (lines typed ahead are separate prompts). Without it,
+   * a chunk with a line break inside is taken as a paste (default: false).
+   */
+  readonly bracketedPaste?: boolean;
 }
 
 /** A Ctrl-R search of the history: what is typed, and the entry found (its index). */
@@ -67,6 +80,31 @@ function isText(input: string): boolean {
     if (code < 0x20 || code === 0x7f) return false;
   }
   return true;
+}
+
+/** A chunk of raw input taken apart into its text runs and control keys, as Ink reports them. */
+function splitKeys(raw: string): [string, ComposerKey][] {
+  const keys: [string, ComposerKey][] = [];
+  let text = "";
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw.charAt(i);
+    const code = raw.charCodeAt(i);
+    if (code >= 0x20 && code !== 0x7f) {
+      text += ch;
+      continue;
+    }
+    if (text !== "") keys.push([text, {}]);
+    text = "";
+    if (ch === "\r" || ch === "\n") keys.push(["", { return: true }]);
+    else if (ch === "\t") keys.push(["", { tab: true }]);
+    else if (ch === "\u007f" || ch === "\b") keys.push(["", { backspace: true }]);
+    else if (ch === "\u001b") keys.push(["", { escape: true }]);
+    else if (code >= 1 && code <= 26) {
+      keys.push([String.fromCharCode(code + 96), { ctrl: true }]);
+    }
+  }
+  if (text !== "") keys.push([text, {}]);
+  return keys;
 }
 
 /** Tab cycling through the files an `@mention` may mean. */
@@ -96,12 +134,14 @@ export class Composer {
   private mentionCycle: MentionCycle | undefined = undefined;
   private readonly history: PromptHistory;
   private readonly files: () => readonly string[];
+  private readonly bracketedPaste: boolean;
   private readonly listeners = new Set<() => void>();
 
   /** @param options - See {@link ComposerOptions}. */
   constructor(options: ComposerOptions = {}) {
     this.history = options.history ?? memoryHistory();
     this.files = options.files ?? (() => []);
+    this.bracketedPaste = options.bracketedPaste ?? false;
   }
 
   /** Subscribes to changes; returns an unsubscribe. */
@@ -143,6 +183,12 @@ export class Composer {
       return [];
     }
     this.pasting = false;
+    // Keys that came together in one chunk ("draft" and Ctrl-R, or lines typed ahead, as
+    // over SSH or from a multiplexer), one by one. (Without bracketed paste, a chunk with a
+    // line break inside is a paste.)
+    if (input.length > 1 && !isText(input) && (this.bracketedPaste || !isPaste(input))) {
+      return splitKeys(input).flatMap(([text, press]) => this.key(text, press, context));
+    }
     if (key.ctrl === true && (input === "c" || input === "t")) return [];
     if (key.tab === true && key.shift === true) return [];
     if (this.search !== undefined) {

@@ -154,8 +154,11 @@ function pasteText(raw: string): string {
   );
 }
 
-/** A chunk with a line break before its end is a paste: its lines are kept together. */
-function isPaste(raw: string): boolean {
+/**
+ * A chunk with a line break before its end is a paste (from a terminal without bracketed
+ * paste): its lines are kept together.
+ */
+export function isPaste(raw: string): boolean {
   const body = raw.replace(/(\r\n|\r|\n)$/, "");
   return /[\r\n]/.test(body);
 }
