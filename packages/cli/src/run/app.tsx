@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { existsSync } from "node:fs";
 import { Box, measureElement, Static, Text, useApp, useStdout, type DOMElement } from "ink";
 import Spinner from "ink-spinner";
 import {
@@ -27,17 +26,18 @@ import { cycleMode, runClientCommand } from "./commands.js";
 import { Clamped } from "./clamped.js";
 import { CommandPicker, immediatePicker } from "./command-picker.js";
 import { LoginBox, loginMethods } from "./login-box.js";
-import { completionValues, isPickerCommand, type PickerCommand } from "./pickers.js";
+import { completionValues, type PickerCommand } from "./pickers.js";
 import { InputLine } from "./input-line.js";
 import { Composer, DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE } from "./composer.js";
 import { listFiles, promptBlocks } from "./mentions.js";
 import { fileHistory } from "./prompt-history.js";
 import { runShell, shellText } from "./shell.js";
+import { routeInput, runsAlone } from "./input-route.js";
 import { KeyRouter, useKeys } from "./keys.js";
 import { Markdown } from "./markdown.js";
 import { useStoreByFrame } from "./frame-rate.js";
 import { FirstQuestion } from "./question-view.js";
-import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
+import { allCommands } from "./slash.js";
 import { selectValues } from "../session-options.js";
 import { agentText, blocksText, finishedPrefix, liveTail, tokens, typedText } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
@@ -287,14 +287,6 @@ function ExitedView({ controller }: { controller: AgentController }): ReactNode 
   );
 }
 
-/**
- * Whether what follows a leading `/` names a command: a plain word that is not an
- * existing top-level path (`/etc/hosts: what is this?` and `/tmp is it full?` are prompts).
- */
-function isCommandName(name: string): boolean {
-  return /^[\w-]+$/.test(name) && !existsSync(`/${name}`);
-}
-
 /** "N queued prompts dropped" after `separator`, or nothing for none. */
 function droppedText(count: number, separator: string): string {
   if (count === 0) return "";
@@ -452,65 +444,53 @@ export function App({
     void runShell(command, cwd).then((result) => ui.notify("info", shellText(command, result)));
   };
 
+  /** Runs a client command; leaves when it says so. */
+  const clientCommand = (command: string, args: string): void => {
+    void runClientCommand(command, args, controller, ui).then((result) => {
+      if (result === "quit") quit();
+    });
+  };
+
+  // Where a line sent goes is decided in input-route.ts; here it is done.
   const send = (text: string): void => {
-    // `!command` runs at once, whatever the agent is doing.
-    if (text.startsWith("!")) {
-      shell(text.slice(1).trim());
-      return;
-    }
-    // During a turn, prompts wait for it to end (the client's commands run at once).
-    const own = parseSlash(text)?.name.toLowerCase();
-    const clientCommand =
-      own !== undefined && (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own));
-    if (controller.phase === "prompting" && !clientCommand) {
-      composer.enqueue(text);
-      return;
-    }
-    // While the agent starts (type-ahead), prompts and commands wait for the session; only
-    // leaving and help do not.
-    if (controller.phase === "starting" && own !== "quit" && own !== "exit" && own !== "help") {
-      composer.enqueue(text);
-      return;
-    }
-    if (controller.phase === "auth-required" && !clientCommand) {
-      ui.notify("warn", "The agent needs a login first: /login chooses a method.");
-      return;
-    }
-    // "//text" sends "/text" as it is, whatever the commands.
-    if (text.startsWith("//")) {
-      prompt(text.slice(1));
-      return;
-    }
-    const slash = parseSlash(text);
-    if (slash !== undefined && isCommandName(slash.name)) {
-      const own = slash.name.toLowerCase();
-      if (slash.args === "" && isPickerCommand(own)) {
-        if (own === "sessions" || immediatePicker(own, controller) !== undefined) {
-          setPicker(own);
-          return;
-        }
-      }
-      if (own === "login") {
+    const route = routeInput(text, {
+      phase: controller.phase,
+      agentCommands: (state?.availableCommands ?? []).map((c) => c.name),
+    });
+    switch (route.kind) {
+      case "shell":
+        shell(route.command);
+        return;
+      case "queue":
+        composer.enqueue(text);
+        return;
+      case "needs-login":
+        ui.notify("warn", "The agent needs a login first: /login chooses a method.");
+        return;
+      case "picker":
+        // `/mode` with no modes to pick from runs as the command (which says so).
+        if (route.command === "sessions" || immediatePicker(route.command, controller)) {
+          setPicker(route.command);
+        } else clientCommand(route.command, "");
+        return;
+      case "login":
         if (loginMethods(controller).length === 0) {
           ui.notify("info", "This agent offers no login methods.");
         } else setLoginRequested(true);
         return;
-      }
-      if (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own)) {
-        void runClientCommand(own, slash.args, controller, ui).then((result) => {
-          if (result === "quit") quit();
-        });
+      case "client":
+        clientCommand(route.command, route.args);
         return;
-      }
-      if (!(state?.availableCommands ?? []).some((c) => c.name === slash.name)) {
+      case "unknown":
         ui.notify(
           "warn",
-          `Unknown command /${slash.name}: /help lists the commands. (To send it to the agent as it is, write //${slash.name}.)`,
+          `Unknown command /${route.command}: /help lists the commands. (To send it to the agent as it is, write //${route.command}.)`,
         );
         return;
-      }
+      case "prompt":
+        prompt(route.text);
+        return;
     }
-    prompt(text);
   };
 
   // A turn's end is told after the turn's items: they are printed first (the effect that
@@ -567,20 +547,13 @@ export function App({
     for (;;) {
       const next = composer.queued[0];
       if (next === undefined) return;
-      const slash = parseSlash(next);
-      const own = slash?.name.toLowerCase();
-      const runsAlone =
-        slash !== undefined &&
-        own !== undefined &&
-        CLIENT_COMMANDS.some((c) => c.name === own) &&
-        own !== "login" &&
-        !(slash.args === "" && isPickerCommand(own));
+      const alone = runsAlone(next);
       composer.dequeue();
-      if (!runsAlone) {
+      if (alone === undefined) {
         send(next);
         return;
       }
-      const result = await runClientCommand(own, slash.args, controller, ui);
+      const result = await runClientCommand(alone.command, alone.args, controller, ui);
       if (result === "quit") {
         quit();
         return;
