@@ -124,7 +124,9 @@ export function InputLine({
           {under === "\n" ? "\n" : ""}
           {text.slice(cursor + 1)}
         </Text>
-        {text === "" && enabled ? <Text dimColor> type a message, / for commands</Text> : null}
+        {text === "" && enabled ? (
+          <Text dimColor> type a message, / for commands, @ for files, ! for a shell</Text>
+        ) : null}
       </Box>
       {below > 0 ? <Text dimColor>{`  … ${below} more lines below`}</Text> : null}
       {enabled
