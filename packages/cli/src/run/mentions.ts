@@ -61,17 +61,22 @@ function ignoredNames(cwd: string): (path: string, name: string) => boolean {
   return (path, name) => tests.some((test) => test(path, name));
 }
 
+/** The most directories read by one {@link listFiles}. */
+const MAX_DIRECTORIES = 2000;
+
 /**
  * The files under `cwd` as paths relative to it (with `/`), breadth first, at most `limit`
- * of them and `maxDepth` directories deep.
+ * of them, `maxDepth` directories deep (and from at most 2000 directories).
  */
 export function listFiles(cwd: string, limit = 5000, maxDepth = 8): string[] {
   const ignored = ignoredNames(cwd);
   const files: string[] = [];
   let level: string[] = [""];
+  let read = 0;
   for (let depth = 0; depth <= maxDepth && level.length > 0; depth++) {
     const next: string[] = [];
     for (const dir of level) {
+      if (++read > MAX_DIRECTORIES) return files;
       let entries;
       try {
         entries = readdirSync(join(cwd, dir), { withFileTypes: true });
