@@ -64,8 +64,6 @@ export interface AppProps {
    * prompt history is kept for it (default: the current directory).
    */
   readonly cwd?: string;
-  /** The composer (default: one with the history of `cwd` and its files for `@`). */
-  readonly composer?: Composer;
 }
 
 function ItemView({
@@ -347,7 +345,6 @@ export function App({
   sessionPicker,
   answers,
   cwd = process.cwd(),
-  composer: givenComposer,
 }: AppProps): ReactNode {
   // Drawn once per frame however fast updates come (see frame-rate.ts).
   useStoreByFrame(controller.onChange, controller.snapshot);
@@ -360,7 +357,7 @@ export function App({
   // The text being written, the queue, and what Ctrl-C and Esc mean (see composer.ts): it
   // changes at once, as keys come faster than renders; it is drawn as it is.
   const ownComposer = useRef<Composer | undefined>(undefined);
-  const composer = givenComposer ?? (ownComposer.current ??= newComposer(cwd, stdout.isTTY));
+  const composer = (ownComposer.current ??= newComposer(cwd, stdout.isTTY));
   useSyncExternalStore(composer.subscribe, composer.snapshot);
   // What the first Ctrl-C did and what a second would do, above the status line while
   // the count stands (it is about now, not part of the transcript).
