@@ -105,6 +105,34 @@ function deleteWord(state: LineState): LineState {
   return at(state, text.slice(0, from) + text.slice(cursor), from);
 }
 
+/** `cursor` moved back to a code point boundary (not between the halves of a pair). */
+function boundary(text: string, cursor: number): number {
+  const low = text.charCodeAt(cursor);
+  return low >= 0xdc00 && low <= 0xdfff ? cursor - 1 : cursor;
+}
+
+/** The cursor on the line above, in the same column (or that line's end); none on the first. */
+function lineAbove(state: LineState): LineState | undefined {
+  const { text, cursor } = state;
+  const start = text.lastIndexOf("\n", cursor - 1) + 1;
+  if (start === 0) return undefined;
+  const above = text.lastIndexOf("\n", start - 2) + 1;
+  const column = Math.min(cursor - start, start - 1 - above);
+  return at(state, text, boundary(text, above + column));
+}
+
+/** The cursor on the line below, in the same column (or that line's end); none on the last. */
+function lineBelow(state: LineState): LineState | undefined {
+  const { text, cursor } = state;
+  const end = text.indexOf("\n", cursor);
+  if (end === -1) return undefined;
+  const start = text.lastIndexOf("\n", cursor - 1) + 1;
+  const next = end + 1;
+  const nextEnd = text.indexOf("\n", next);
+  const column = Math.min(cursor - start, (nextEnd === -1 ? text.length : nextEnd) - next);
+  return at(state, text, boundary(text, next + column));
+}
+
 function browse(state: LineState, delta: number, history: readonly string[]): LineState {
   const back = Math.max(0, Math.min(history.length, state.back + delta));
   if (back === state.back) return state;
@@ -211,8 +239,10 @@ export function editLine(
   if (input === SHIFT_ENTER_XTERM) return { state: insert(state, "\n") };
   if (key.return) return enter(state, context);
   if (key.tab) return { state: complete(state, context) };
-  if (key.upArrow) return { state: browse(state, 1, context.history) };
-  if (key.downArrow) return { state: browse(state, -1, context.history) };
+  // In a text of several lines, ↑/↓ move between its lines; from its first (last) line
+  // they walk the history.
+  if (key.upArrow) return { state: lineAbove(state) ?? browse(state, 1, context.history) };
+  if (key.downArrow) return { state: lineBelow(state) ?? browse(state, -1, context.history) };
   if (key.leftArrow) return { state: at(state, text, before(text, cursor)) };
   if (key.rightArrow) return { state: at(state, text, after(text, cursor)) };
   if (key.home) return { state: at(state, text, 0) };
