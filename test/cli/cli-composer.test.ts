@@ -241,4 +241,30 @@ describe("acp-kit run: the composer", { timeout: 60_000 }, () => {
       expect.objectContaining({ type: "resource" }),
     );
   });
+
+  it("a key pasted at a login prompt is the key alone (the paste's marks are not text)", async () => {
+    const w = workspace();
+    const agent = [
+      process.execPath,
+      scriptedAgent,
+      join(repoRoot, "test", "cli", "fixtures", "env-login-scenario.json"),
+    ];
+    const line = [process.execPath, cli, "run", "--", ...agent].map(shellQuote).join(" ");
+    const t = TmuxSession.start(line, {
+      cwd: w.project,
+      width: 100,
+      height: 40,
+      env: { ACP_KIT_STATE_DIR: w.state },
+    });
+    sessions.push(t);
+    await t.waitFor("Env login agent 1.0.0");
+    t.send("hello there");
+    await t.waitFor("❯ 1. API key (sets ACP_KIT_TEST_KEY)");
+    t.keys("Enter");
+    await t.waitFor("Test API key:");
+    t.paste("sk-pasted-key");
+    await t.waitFor(/Test API key: •{13}(?!•)/);
+    t.keys("Enter");
+    await t.waitFor("Logged in (API key).");
+  });
 });

@@ -1,6 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { Composer, PASTE_END, PASTE_START, type ComposerKey } from "./composer.js";
+import { Composer, type ComposerKey } from "./composer.js";
+import type { Key } from "ink";
+import { routedKey } from "./keys.js";
 import { memoryHistory } from "./prompt-history.js";
+
+/** A key with no flag set, as Ink reports text. */
+const INK_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
 
 const context = { canSubmit: true, complete: () => [] };
 
@@ -17,6 +43,8 @@ function feed(composer: Composer, ...keys: (string | [string, ComposerKey])[]): 
 const ENTER: [string, ComposerKey] = ["\r", { return: true }];
 const ESC: [string, ComposerKey] = ["", { escape: true }];
 const CTRL_R: [string, ComposerKey] = ["r", { ctrl: true }];
+const PASTE_START: [string, ComposerKey] = ["", { paste: "start" }];
+const PASTE_END: [string, ComposerKey] = ["", { paste: "end" }];
 
 describe("Composer: new lines", () => {
   it("turns a backslash before the cursor and Enter into a new line", () => {
@@ -28,13 +56,19 @@ describe("Composer: new lines", () => {
 
   it("takes Shift-Enter as kitty, xterm (modifyOtherKeys) and ESC CR send it", () => {
     const c = new Composer();
-    feed(c, "a", ["\r", { return: true, shift: true }], "b", "[27;2;13~", "c");
+    feed(c, "a", ["\r", { return: true, shift: true }], "b", routedKey("[27;2;13~", INK_KEY), "c");
     feed(c, ["\r", { return: true, meta: true }], "d");
     expect(c.line.text).toBe("a\nb\nc\nd");
   });
 });
 
 describe("Composer: pastes and chunks", () => {
+  it("gets a paste's marks from the key router, out of the text (other views too)", () => {
+    expect(routedKey("[200~", INK_KEY)).toEqual(["", { ...INK_KEY, paste: "start" }]);
+    expect(routedKey("[201~", INK_KEY)).toEqual(["", { ...INK_KEY, paste: "end" }]);
+    expect(routedKey("text", INK_KEY)).toEqual(["text", INK_KEY]);
+  });
+
   it("keeps a bracketed paste whole, line breaks and a final Enter included", () => {
     const c = new Composer({ bracketedPaste: true });
     const sent = feed(c, "say ", PASTE_START, "first\rsecond", ENTER, PASTE_END);

@@ -22,18 +22,15 @@ import {
 import { matchFiles, mentionAt } from "./mentions.js";
 import { memoryHistory, type PromptHistory } from "./prompt-history.js";
 
-/** The start of a bracketed paste, as Ink reports it (`ESC [200~` without the ESC). */
-export const PASTE_START = "[200~";
-/** The end of a bracketed paste (`ESC [201~` without the ESC). */
-export const PASTE_END = "[201~";
 /** Turns bracketed paste on in the terminal: pastes then come between the two markers. */
 export const ENABLE_BRACKETED_PASTE = "\u001b[?2004h";
 /** Turns bracketed paste off again (on leaving). */
 export const DISABLE_BRACKETED_PASTE = "\u001b[?2004l";
 
-/** A key as the composer needs it: Ink's key flags (those used) and Ctrl/Shift. */
+/** A key as the composer needs it: Ink's key flags (those used), and a paste's marks. */
 export interface ComposerKey extends KeyPress {
-  readonly shift?: boolean;
+  /** The start or the end of a bracketed paste (see `routedKey` in keys.tsx). */
+  readonly paste?: "start" | "end" | undefined;
 }
 
 /** What the composer needs to know besides the key. */
@@ -167,12 +164,8 @@ export class Composer {
    */
   key(input: string, key: ComposerKey, context: ComposerContext): string[] {
     this.escapeTaken = false;
-    if (input === PASTE_START && !key.ctrl) {
-      this.pasting = true;
-      return [];
-    }
-    if (input === PASTE_END && !key.ctrl) {
-      this.pasting = false;
+    if (key.paste !== undefined) {
+      this.pasting = key.paste === "start";
       return [];
     }
     // Inside a paste everything is text, line breaks included (an Esc ends a paste whose

@@ -64,9 +64,6 @@ export interface EditContext {
   readonly canSubmit: boolean;
 }
 
-/** Shift-Enter as xterm's modifyOtherKeys sends it, as Ink reports it (without the ESC). */
-const SHIFT_ENTER_XTERM = "[27;2;13~";
-
 function at(state: LineState, text: string, cursor: number): LineState {
   return { ...state, text, cursor, cycle: undefined };
 }
@@ -231,12 +228,10 @@ export function editLine(
   context: EditContext,
 ): EditResult {
   const { text, cursor } = state;
-  // Shift-Enter (kitty's `CSI 13;2u`), or Alt-Enter (`ESC CR`, what some terminals send for
-  // Shift-Enter): a new line.
+  // Shift-Enter (kitty's `CSI 13;2u`; xterm's `CSI 27;2;13~`, see `routedKey`), or Alt-Enter
+  // (`ESC CR`, what some terminals send for Shift-Enter): a new line.
   if (key.return && (key.shift === true || key.meta === true))
     return { state: insert(state, "\n") };
-  // Shift-Enter in xterm's modifyOtherKeys mode: `CSI 27;2;13~` (Ink reports it without the ESC).
-  if (input === SHIFT_ENTER_XTERM) return { state: insert(state, "\n") };
   if (key.return) return enter(state, context);
   if (key.tab) return { state: complete(state, context) };
   // In a text of several lines, ↑/↓ move between its lines; from its first (last) line
