@@ -158,6 +158,8 @@ describe("acp-kit run: the composer", { timeout: 60_000 }, () => {
   it("Ctrl-R finds a prompt sent here in an earlier run; Esc goes back; ↑ recalls too", async () => {
     const w = workspace();
     const first = w.run();
+    const written = join(w.state, "..", "screen.log");
+    first.record(written);
     await first.waitFor("CLI test agent 1.2.3");
     first.send("where is the milk");
     await first.waitFor(/in \//);
@@ -165,6 +167,8 @@ describe("acp-kit run: the composer", { timeout: 60_000 }, () => {
     await first.waitFor("one two three four five");
     first.send("/quit");
     await first.waitFor("[exited 0]");
+    // Bracketed paste (on while the view ran: see the paste test) is off once it has left.
+    expect(readFileSync(written, "latin1")).toContain("\u001b[?2004l");
     // A new run in the same directory.
     const t = w.run();
     await t.waitFor("CLI test agent 1.2.3");

@@ -374,8 +374,14 @@ export function App({
   useEffect(() => {
     if (!stdout.isTTY) return;
     stdout.write(ENABLE_BRACKETED_PASTE);
-    return () => {
+    // Off again however the program ends (a signal's exit does not unmount the view).
+    const off = (): void => {
       stdout.write(DISABLE_BRACKETED_PASTE);
+    };
+    process.once("exit", off);
+    return () => {
+      process.off("exit", off);
+      off();
     };
   }, [stdout]);
   const [sentInitial, setSentInitial] = useState(false);
