@@ -150,6 +150,12 @@ describe("acp-kit run: the composer", { timeout: 60_000 }, () => {
     const screen = t.screen();
     expect(screen).toMatch(/! ls; echo made > made\.txt; exit 3\n[\s\S]*notes\.md/);
     expect(readFileSync(join(w.project, "made.txt"), "utf8")).toBe("made\n");
+    // A command that runs a while is said to be running until it ends.
+    t.send("!until [ -f go ]; do sleep 0.1; done; echo went");
+    await t.waitFor("Running !until [ -f go ]");
+    writeFileSync(join(w.project, "go"), "");
+    await t.waitFor(/^went$/m);
+    expect(t.screen()).not.toContain("Running !");
     t.send("after the command");
     await waitForBlock(w.sessionsFile, textBlock("after the command"));
     expect(JSON.stringify(receivedPrompts(w.sessionsFile))).not.toContain("ls;");

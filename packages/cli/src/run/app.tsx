@@ -444,7 +444,13 @@ export function App({
       );
       return;
     }
-    void runShell(command, cwd).then((result) => ui.notify("info", shellText(command, result)));
+    // Said above the status line while it runs (its output comes when it ends).
+    const running = `Running !${command.split("\n")[0] ?? ""}…`;
+    composer.setHint(running);
+    void runShell(command, cwd).then((result) => {
+      if (composer.hint === running) composer.setHint(undefined);
+      ui.notify("info", shellText(command, result));
+    });
   };
 
   /** Runs a client command; leaves when it says so. */
