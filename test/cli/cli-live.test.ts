@@ -78,7 +78,7 @@ describe("acp-kit run (live view)", () => {
     await t.waitFor(/› abcde\s*$/m);
     t.keys("C-u");
     // A paste of several lines is not sent line by line.
-    t.type("first line\nsecond stream line");
+    t.paste("first line\nsecond stream line");
     await t.waitFor(/› first line\n\s+second stream line/);
     expect(t.screen()).not.toContain("one two three");
     t.keys("Enter");

@@ -69,6 +69,16 @@ export class TmuxSession {
     execFileSync("tmux", ["send-keys", "-t", this.name, "-l", text]);
   }
 
+  /**
+   * Pastes text as a terminal does: line breaks as CR, between bracketed-paste markers
+   * when the program asked for them.
+   */
+  paste(text: string): void {
+    const buffer = `${this.name}-paste`;
+    execFileSync("tmux", ["set-buffer", "-b", buffer, "--", text]);
+    execFileSync("tmux", ["paste-buffer", "-p", "-d", "-b", buffer, "-t", this.name]);
+  }
+
   /** Types a line and presses Enter, as a person sends a message. */
   send(text: string): void {
     this.type(text);

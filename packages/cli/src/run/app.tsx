@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { existsSync } from "node:fs";
 import { Box, measureElement, Static, Text, useApp, useStdout, type DOMElement } from "ink";
 import Spinner from "ink-spinner";
 import {
@@ -27,13 +26,18 @@ import { cycleMode, runClientCommand } from "./commands.js";
 import { Clamped } from "./clamped.js";
 import { CommandPicker, immediatePicker } from "./command-picker.js";
 import { LoginBox, loginMethods } from "./login-box.js";
-import { completionValues, isPickerCommand, type PickerCommand } from "./pickers.js";
+import { completionValues, type PickerCommand } from "./pickers.js";
 import { InputLine } from "./input-line.js";
+import { Composer, DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE } from "./composer.js";
+import { listFiles, promptBlocks } from "./mentions.js";
+import { fileHistory } from "./prompt-history.js";
+import { runShell, shellText } from "./shell.js";
+import { routeInput, runsAlone } from "./input-route.js";
 import { KeyRouter, useKeys } from "./keys.js";
 import { Markdown } from "./markdown.js";
 import { useStoreByFrame } from "./frame-rate.js";
 import { FirstQuestion } from "./question-view.js";
-import { allCommands, CLIENT_COMMANDS, parseSlash } from "./slash.js";
+import { allCommands } from "./slash.js";
 import { selectValues } from "../session-options.js";
 import { agentText, blocksText, finishedPrefix, liveTail, tokens, typedText } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
@@ -56,6 +60,11 @@ export interface AppProps {
   readonly sessionPicker?: { readonly slot: SessionPickerSlot; readonly cwd: string };
   /** How permission requests were answered: a refused or cancelled call's row says so. */
   readonly answers?: PermissionAnswers;
+  /**
+   * The session's directory: `!command` runs there, `@file` completes from it, and the
+   * prompt history is kept for it (default: the current directory).
+   */
+  readonly cwd?: string;
 }
 
 function ItemView({
@@ -277,25 +286,25 @@ function ExitedView({ controller }: { controller: AgentController }): ReactNode 
   );
 }
 
-/**
- * Whether what follows a leading `/` names a command: a plain word that is not an
- * existing top-level path (`/etc/hosts: what is this?` and `/tmp is it full?` are prompts).
- */
-function isCommandName(name: string): boolean {
-  return /^[\w-]+$/.test(name) && !existsSync(`/${name}`);
-}
-
 /** "N queued prompts dropped" after `separator`, or nothing for none. */
 function droppedText(count: number, separator: string): string {
   if (count === 0) return "";
   return `${separator}${count} queued prompt${count === 1 ? "" : "s"} dropped`;
 }
 
-/** How many raw Ctrl-C characters a chunk of input holds. */
-function countCtrlC(input: string): number {
-  let count = 0;
-  for (const ch of input) if (ch === "\u0003") count++;
-  return count;
+/** The files under `cwd` for `@` completion, listed again when older than a few seconds. */
+function filesOf(cwd: string): () => readonly string[] {
+  let listed: { at: number; files: readonly string[] } | undefined;
+  return () => {
+    const now = Date.now();
+    if (listed === undefined || now - listed.at > 5000) listed = { at: now, files: listFiles(cwd) };
+    return listed.files;
+  };
+}
+
+/** A composer for the session in `cwd`: its prompt history, and its files for `@`. */
+function newComposer(cwd: string, bracketedPaste: boolean): Composer {
+  return new Composer({ history: fileHistory(cwd), files: filesOf(cwd), bracketedPaste });
 }
 
 /**
@@ -336,6 +345,7 @@ export function App({
   initialPrompt,
   sessionPicker,
   answers,
+  cwd = process.cwd(),
 }: AppProps): ReactNode {
   // Drawn once per frame however fast updates come (see frame-rate.ts).
   useStoreByFrame(controller.onChange, controller.snapshot);
@@ -346,27 +356,36 @@ export function App({
   useTerminalSize(stdout);
   useToolOutputKey(ui, controller.sessions);
   const columns = stdout.columns || 80;
-  // A ref, not state: two Ctrl-C can arrive before the next render.
-  const interrupts = useRef(0);
+  // The text being written, the queue, and what Ctrl-C and Esc mean (see composer.ts): it
+  // changes at once, as keys come faster than renders; it is drawn as it is.
+  const ownComposer = useRef<Composer | undefined>(undefined);
+  const composer = (ownComposer.current ??= newComposer(cwd, stdout.isTTY));
+  useSyncExternalStore(composer.subscribe, composer.snapshot);
   // What the first Ctrl-C did and what a second would do, above the status line while
   // the count stands (it is about now, not part of the transcript).
-  const [hint, setHint] = useState<string | undefined>(undefined);
+  const hint = composer.hint;
+  const queued = composer.queued;
   const bottom = useRef<DOMElement>(null);
   const [bottomRows, setBottomRows] = useState(3);
-  const resetInterrupts = (): void => {
-    interrupts.current = 0;
-    setHint(undefined);
-  };
   // Once the cancelled turn has ended, the hint says so (a second Ctrl-C still exits).
   useEffect(() => {
-    if (controller.phase !== "prompting" && hint?.startsWith("Esc: cancelling") === true) {
-      setHint(undefined);
-    }
-    if (controller.phase !== "prompting" && hint?.startsWith("Cancelling") === true) {
-      // (The transcript says that the turn was cancelled: the hint only says what is next.)
-      setHint("Ctrl-C again to exit.");
-    }
+    composer.phaseIs(controller.phase);
   });
+  // Bracketed paste: the terminal marks a paste, so that a pasted block is one message
+  // however many lines it has (and typed lines stay separate prompts).
+  useEffect(() => {
+    if (!stdout.isTTY) return;
+    stdout.write(ENABLE_BRACKETED_PASTE);
+    // Off again however the program ends (a signal's exit does not unmount the view).
+    const off = (): void => {
+      stdout.write(DISABLE_BRACKETED_PASTE);
+    };
+    process.once("exit", off);
+    return () => {
+      process.off("exit", off);
+      off();
+    };
+  }, [stdout]);
   const [sentInitial, setSentInitial] = useState(false);
   // `/mode`, `/model` or `/sessions` alone: the picker open, if any.
   const [picker, setPicker] = useState<PickerCommand | undefined>(undefined);
@@ -376,14 +395,8 @@ export function App({
   const [dismissedFailure, setDismissedFailure] = useState<unknown>(undefined);
   // The agent's session ids, for Tab after `/sessions ` (listed as sessions change).
   const [sessionIds, setSessionIds] = useState<readonly string[]>([]);
-  // Prompts sent during a turn wait here (shown above the status line) and go out one by
-  // one as turns end. A ref, for keys faster than renders; the state draws them.
-  const queue = useRef<string[]>([]);
-  const [queued, setQueued] = useState<readonly string[]>([]);
-  const setQueue = (next: string[]): void => {
-    queue.current = next;
-    setQueued(next);
-  };
+  // Prompts sent during a turn wait in the composer's queue (shown above the status line)
+  // and go out one by one as turns end.
   const phase = controller.phase;
   const sessionId = controller.sessionId;
   const state = controller.state;
@@ -424,60 +437,71 @@ export function App({
     if (drawnLeaving) app.exit();
   });
 
+  /** `!command`: run locally, its output shown in the transcript (never sent to the agent). */
+  const shell = (command: string): void => {
+    if (command === "") {
+      ui.notify(
+        "info",
+        "! runs a shell command here, e.g. !git status (the agent does not see it).",
+      );
+      return;
+    }
+    // Said above the status line while it runs (its output comes when it ends).
+    const running = `Running !${command.split("\n")[0] ?? ""}…`;
+    composer.setHint(running);
+    void runShell(command, cwd).then((result) => {
+      if (composer.hint === running) composer.setHint(undefined);
+      ui.notify("info", shellText(command, result));
+    });
+  };
+
+  /** Runs a client command; leaves when it says so. */
+  const clientCommand = (command: string, args: string): void => {
+    void runClientCommand(command, args, controller, ui).then((result) => {
+      if (result === "quit") quit();
+    });
+  };
+
+  // Where a line sent goes is decided in input-route.ts; here it is done.
   const send = (text: string): void => {
-    // During a turn, prompts wait for it to end (the client's commands run at once).
-    const own = parseSlash(text)?.name.toLowerCase();
-    const clientCommand =
-      own !== undefined && (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own));
-    if (controller.phase === "prompting" && !clientCommand) {
-      setQueue([...queue.current, text]);
-      return;
-    }
-    // While the agent starts (type-ahead), prompts and commands wait for the session; only
-    // leaving and help do not.
-    if (controller.phase === "starting" && own !== "quit" && own !== "exit" && own !== "help") {
-      setQueue([...queue.current, text]);
-      return;
-    }
-    if (controller.phase === "auth-required" && !clientCommand) {
-      ui.notify("warn", "The agent needs a login first: /login chooses a method.");
-      return;
-    }
-    // "//text" sends "/text" as it is, whatever the commands.
-    if (text.startsWith("//")) {
-      prompt(text.slice(1));
-      return;
-    }
-    const slash = parseSlash(text);
-    if (slash !== undefined && isCommandName(slash.name)) {
-      const own = slash.name.toLowerCase();
-      if (slash.args === "" && isPickerCommand(own)) {
-        if (own === "sessions" || immediatePicker(own, controller) !== undefined) {
-          setPicker(own);
-          return;
-        }
-      }
-      if (own === "login") {
+    const route = routeInput(text, {
+      phase: controller.phase,
+      agentCommands: (state?.availableCommands ?? []).map((c) => c.name),
+    });
+    switch (route.kind) {
+      case "shell":
+        shell(route.command);
+        return;
+      case "queue":
+        composer.enqueue(text);
+        return;
+      case "needs-login":
+        ui.notify("warn", "The agent needs a login first: /login chooses a method.");
+        return;
+      case "picker":
+        // `/mode` with no modes to pick from runs as the command (which says so).
+        if (route.command === "sessions" || immediatePicker(route.command, controller)) {
+          setPicker(route.command);
+        } else clientCommand(route.command, "");
+        return;
+      case "login":
         if (loginMethods(controller).length === 0) {
           ui.notify("info", "This agent offers no login methods.");
         } else setLoginRequested(true);
         return;
-      }
-      if (own === "exit" || CLIENT_COMMANDS.some((c) => c.name === own)) {
-        void runClientCommand(own, slash.args, controller, ui).then((result) => {
-          if (result === "quit") quit();
-        });
+      case "client":
+        clientCommand(route.command, route.args);
         return;
-      }
-      if (!(state?.availableCommands ?? []).some((c) => c.name === slash.name)) {
+      case "unknown":
         ui.notify(
           "warn",
-          `Unknown command /${slash.name}: /help lists the commands. (To send it to the agent as it is, write //${slash.name}.)`,
+          `Unknown command /${route.command}: /help lists the commands. (To send it to the agent as it is, write //${route.command}.)`,
         );
         return;
-      }
+      case "prompt":
+        prompt(route.text);
+        return;
     }
-    prompt(text);
   };
 
   // A turn's end is told after the turn's items: they are printed first (the effect that
@@ -489,14 +513,18 @@ export function App({
   };
 
   const prompt = (text: string): void => {
-    resetInterrupts();
+    composer.resetInterrupts();
     const turnSession = controller.sessionId;
-    void controller.prompt([{ type: "text", text }]).then(
+    // `@file` mentions go along as links, or as the files' contents when the agent takes
+    // embedded context (the text keeps the mentions as typed).
+    const embedded = controller.info?.agentCapabilities?.promptCapabilities?.embeddedContext;
+    const blocks = promptBlocks(text, { cwd, embedded: embedded === true });
+    void controller.prompt(blocks).then(
       ({ stopReason }) => {
         settleTurn(turnSession);
         // A cancelled turn drops what was queued behind it (said in the same notice: one
         // notice per cancel); else the next one goes out.
-        const dropped = stopReason === "cancelled" ? takeQueue() : 0;
+        const dropped = stopReason === "cancelled" ? composer.clearQueue() : 0;
         if (stopReason !== "end_turn") {
           ui.notify("warn", `(the turn ended: ${stopReason}${droppedText(dropped, "; ")})`);
         }
@@ -505,24 +533,15 @@ export function App({
       (error: unknown) => {
         settleTurn(turnSession);
         ui.notify("error", failureText(error));
-        const dropped = takeQueue();
+        const dropped = composer.clearQueue();
         if (dropped > 0) ui.notify("info", `(${droppedText(dropped, "")})`);
       },
     );
   };
 
   const sendQueued = (): void => {
-    const [next, ...rest] = queue.current;
-    if (next === undefined) return;
-    setQueue(rest);
-    send(next);
-  };
-
-  /** Empties the queue; returns how many prompts it held. */
-  const takeQueue = (): number => {
-    const count = queue.current.length;
-    if (count > 0) setQueue([]);
-    return count;
+    const next = composer.dequeue();
+    if (next !== undefined) send(next);
   };
 
   useEffect(() => {
@@ -537,22 +556,15 @@ export function App({
   // next); a picker or the login chooser takes the keys (the rest waits for a turn's end).
   const drainTypedAhead = async (): Promise<void> => {
     for (;;) {
-      const [next, ...rest] = queue.current;
+      const next = composer.queued[0];
       if (next === undefined) return;
-      const slash = parseSlash(next);
-      const own = slash?.name.toLowerCase();
-      const runsAlone =
-        slash !== undefined &&
-        own !== undefined &&
-        CLIENT_COMMANDS.some((c) => c.name === own) &&
-        own !== "login" &&
-        !(slash.args === "" && isPickerCommand(own));
-      setQueue(rest);
-      if (!runsAlone) {
+      const alone = runsAlone(next);
+      composer.dequeue();
+      if (alone === undefined) {
         send(next);
         return;
       }
-      const result = await runClientCommand(own, slash.args, controller, ui);
+      const result = await runClientCommand(alone.command, alone.args, controller, ui);
       if (result === "quit") {
         quit();
         return;
@@ -569,19 +581,9 @@ export function App({
   });
 
   const interrupt = (): void => {
-    if (phase === "prompting" && interrupts.current === 0) {
-      interrupts.current = 1;
-      setHint("Cancelling the turn… (Ctrl-C again to exit)");
-      void controller.cancel();
-      return;
-    }
-    if (interrupts.current === 0 && phase !== "exited") {
-      interrupts.current = 1;
-      setHint("Press Ctrl-C again to exit.");
-      return;
-    }
-    interrupts.current = 2;
-    quit();
+    const action = composer.interrupt(phase);
+    if (action === "cancel-turn") void controller.cancel();
+    else if (action === "quit") quit();
   };
 
   // Whether a question was on the screen when these keys came (as drawn, whichever handler
@@ -593,23 +595,19 @@ export function App({
   const askingAtRender = ui.questions.length > 0 || picker !== undefined || chooserShown;
   useKeys((input, key) => {
     // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
-    const presses = key.ctrl && input === "c" ? 1 : countCtrlC(input);
+    const presses = Composer.interruptsIn(input, key);
     if (presses > 0) {
-      for (let i = 0; i < presses && interrupts.current < 2; i++) interrupt();
+      for (let i = 0; i < presses && !composer.leaving; i++) interrupt();
       return;
     }
     // Any other key starts the count again: only two Ctrl-C in a row exit.
-    if (interrupts.current !== 0) resetInterrupts();
+    if (composer.armed) composer.resetInterrupts();
     // Esc: with prompts queued, clears the queue; else cancels the running turn. (Not while
-    // a question or the login chooser has the keys: Esc answers those.)
+    // a question or the login chooser has the keys: Esc answers those; nor when it ended a
+    // history search.)
     if (key.escape && !askingAtRender) {
-      if (queue.current.length > 0) {
-        setQueue([]);
-        setHint("Queue cleared.");
-      } else if (controller.phase === "prompting") {
-        setHint("Esc: cancelling the turn…");
-        void controller.cancel();
-      }
+      if (composer.takeEscape()) return;
+      if (composer.escape(controller.phase) === "cancel-turn") void controller.cancel();
       return;
     }
     if (key.tab && key.shift && !askingAtRender && controller.phase === "ready") {
@@ -618,7 +616,7 @@ export function App({
     }
     if (key.ctrl && input === "t") {
       ui.toggleThoughts();
-      setHint(
+      composer.setHint(
         ui.showThoughts
           ? "Thoughts are shown in full (Ctrl-T to fold them)."
           : "Thoughts are folded to one line (Ctrl-T to show them).",
@@ -715,6 +713,7 @@ export function App({
                 commands={allCommands(state?.availableCommands ?? null)}
                 values={completionValues(state, sessionIds)}
                 onSubmit={send}
+                composer={composer}
                 maxLines={Math.max(3, Math.floor((stdout.rows || 24) / 3))}
               />
             </Box>

@@ -1,13 +1,15 @@
 /**
- * The input line: editing (see `line-editor.ts`), history (↑/↓), completion of slash
- * commands and of the values of some (Tab, again for the next match) and multi-line pastes.
+ * The input line, a view of the {@link Composer}: editing (see `line-editor.ts`), history
+ * (↑/↓, Ctrl-R), completion of slash commands, of the values of some and of `@file`
+ * mentions (Tab, again for the next match), new lines (`\` + Enter, Shift-Enter) and
+ * pastes.
  *
  * @module
  */
 import { Box, Text } from "ink";
 import { useKeys } from "./keys.js";
-import { useRef, useState, type ReactNode } from "react";
-import { EMPTY_LINE, editLine, type LineState } from "./line-editor.js";
+import { useRef, useSyncExternalStore, type ReactNode } from "react";
+import { Composer } from "./composer.js";
 import { completeLine, completions, valueCompletions, type SlashCommand } from "./slash.js";
 
 /** Props of {@link InputLine}. */
@@ -24,6 +26,8 @@ export interface InputLineProps {
   readonly onSubmit: (text: string) => void;
   /** The most lines of a multi-line text shown at once (around the cursor). */
   readonly maxLines?: number;
+  /** The composer whose text this line shows and edits (default: one of its own). */
+  readonly composer?: Composer;
 }
 
 /** The lines of `text` to show: at most `max`, the cursor's line among them. */
@@ -54,35 +58,56 @@ export function InputLine({
   onSubmit,
   maxLines = 8,
   values = {},
+  composer: given,
 }: InputLineProps): ReactNode {
+  const own = useRef<Composer | undefined>(undefined);
+  const composer = given ?? (own.current ??= new Composer());
   // Keys can arrive faster than React renders (a pasted line, or text and Enter sent
-  // together by a terminal multiplexer), so the handler works on a ref that changes at
-  // once, and the state only drives what is drawn.
-  const [line, setLineState] = useState<LineState>(EMPTY_LINE);
-  const current = useRef<LineState>(EMPTY_LINE);
-  const history = useRef<string[]>([]);
+  // together by a terminal multiplexer): the composer changes at once, and is drawn as
+  // it is when React draws.
+  useSyncExternalStore(composer.subscribe, composer.snapshot);
+  const line = composer.line;
+  const search = composer.search;
   const suggestions = completions(line.text, commands).slice(0, 6);
   const valueSuggestions = valueCompletions(line.text, values)?.values.slice(0, 6) ?? [];
+  const files = enabled ? composer.mentionMenu() : [];
 
   useKeys(
     (input, key) => {
-      // Ctrl-C, Ctrl-T and Shift-Tab (modes) belong to the view.
-      if (key.ctrl && (input === "c" || input === "t")) return;
-      if (key.tab && key.shift) return;
-      const { state, submit } = editLine(current.current, input, key, {
-        history: history.current,
+      for (const text of composer.key(input, key, {
         canSubmit,
-        complete: (text) => completeLine(text, commands, values),
-      });
-      current.current = state;
-      setLineState(state);
-      if (submit !== undefined) {
-        history.current.push(submit);
-        onSubmit(submit);
+        complete: (typed) => completeLine(typed, commands, values),
+      })) {
+        onSubmit(text);
       }
     },
     { isActive: enabled },
   );
+
+  if (search !== undefined) {
+    const found = composer.searchMatch();
+    return (
+      <Box flexDirection="column">
+        <Box>
+          <Box flexShrink={0}>
+            <Text color="cyan">{"history search: "}</Text>
+          </Box>
+          <Text>
+            {search.query}
+            <Text inverse> </Text>
+          </Text>
+        </Box>
+        <Text dimColor>
+          {found === undefined
+            ? search.query === ""
+              ? "  type to search the prompts sent here · Esc goes back"
+              : "  (no match)"
+            : `  ${found.split("\n").join(" ⏎ ")}`}
+        </Text>
+        <Text dimColor>{"  Ctrl-R: older · Enter: take it · Esc: back"}</Text>
+      </Box>
+    );
+  }
 
   const { text, cursor, above, below } = visibleWindow(line.text, line.cursor, maxLines);
   const under = text.slice(cursor, cursor + 1);
@@ -99,7 +124,9 @@ export function InputLine({
           {under === "\n" ? "\n" : ""}
           {text.slice(cursor + 1)}
         </Text>
-        {text === "" && enabled ? <Text dimColor> type a message, / for commands</Text> : null}
+        {text === "" && enabled ? (
+          <Text dimColor> type a message, / for commands, @ for files, ! for a shell</Text>
+        ) : null}
       </Box>
       {below > 0 ? <Text dimColor>{`  … ${below} more lines below`}</Text> : null}
       {enabled
@@ -110,6 +137,12 @@ export function InputLine({
             </Text>
           ))
         : null}
+      {files.map((file) => (
+        <Text key={`@${file}`} dimColor>
+          {"  @"}
+          {file}
+        </Text>
+      ))}
       {enabled
         ? valueSuggestions.map((value) => (
             <Text key={value} dimColor>

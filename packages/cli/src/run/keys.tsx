@@ -19,8 +19,30 @@
 import { useInput, type Key } from "ink";
 import { createContext, useContext, useLayoutEffect, useRef, type ReactNode } from "react";
 
-/** What a view does with a key: Ink's `useInput` handler. */
-export type KeyHandler = (input: string, key: Key) => void;
+/**
+ * A key as the views get it: Ink's, with the marks of a bracketed paste (which Ink reports
+ * as the text `[200~` and `[201~`) taken out of the text.
+ */
+export interface RoutedKey extends Key {
+  /** This event is the start or the end of a bracketed paste (its input is empty). */
+  readonly paste?: "start" | "end";
+}
+
+/** What a view does with a key: Ink's `useInput` handler, with {@link RoutedKey}s. */
+export type KeyHandler = (input: string, key: RoutedKey) => void;
+
+/**
+ * What the views get for what Ink reports: the marks of a bracketed paste as `paste`, and
+ * Shift-Enter as xterm sends it with modifyOtherKeys (`CSI 27;2;13~`, which Ink does not
+ * know) as Enter with Shift; the rest as it is.
+ */
+export function routedKey(input: string, key: Key): [string, RoutedKey] {
+  if (key.ctrl || key.meta) return [input, key];
+  if (input === "[200~") return ["", { ...key, paste: "start" }];
+  if (input === "[201~") return ["", { ...key, paste: "end" }];
+  if (input === "[27;2;13~") return ["\r", { ...key, return: true, shift: true }];
+  return [input, key];
+}
 
 interface Entry {
   handler: KeyHandler;
@@ -35,7 +57,8 @@ const Routes = createContext<Set<Entry> | undefined>(undefined);
  */
 export function KeyRouter({ children }: { children: ReactNode }): ReactNode {
   const entries = useRef<Set<Entry>>(new Set()).current;
-  useInput((input, key) => {
+  useInput((raw, rawKey) => {
+    const [input, key] = routedKey(raw, rawKey);
     // A handler may mount or unmount views; those count from the next chunk (see above).
     for (const entry of [...entries]) {
       if (entry.active) entry.handler(input, key);

@@ -140,4 +140,26 @@ describe("editLine", () => {
   it("drops control characters that are not keys it knows", () => {
     expect(run(["a\u0003b\u001bc"]).state.text).toBe("abc");
   });
+
+  it("moves between the lines of a text with ↑/↓, and walks the history from its ends", () => {
+    const ctx = context({ history: ["earlier"] });
+    const up = ["", { upArrow: true }] as [string, KeyPress];
+    const down = ["", { downArrow: true }] as [string, KeyPress];
+    const typed = run(["first line\nab\nlast"], ctx).state;
+    // From the end of "last" (column 4) up: "ab" is shorter, so its end; then column 2.
+    const one = run([up], ctx, typed).state;
+    expect(one).toMatchObject({ text: "first line\nab\nlast", cursor: 13 });
+    const two = run([up], ctx, one).state;
+    expect(two.cursor).toBe(2);
+    // On the first line, ↑ goes to the history; ↓ comes back to the text.
+    const back = run([up], ctx, two).state;
+    expect(back.text).toBe("earlier");
+    const again = run([down], ctx, back).state;
+    expect(again.text).toBe("first line\nab\nlast");
+    // ↓ from the first line goes down a line, in the same column or the line's end.
+    const right = ["", { rightArrow: true }] as [string, KeyPress];
+    const lower = run([["", { home: true }], right, right, right, down], ctx, typed).state;
+    expect(lower.cursor).toBe(13);
+    expect(run([down], ctx, lower).state.cursor).toBe(16);
+  });
 });

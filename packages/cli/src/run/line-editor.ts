@@ -20,6 +20,7 @@ export interface KeyPress {
   readonly end?: boolean;
   readonly return?: boolean;
   readonly escape?: boolean;
+  readonly shift?: boolean;
   readonly ctrl?: boolean;
   readonly meta?: boolean;
   readonly tab?: boolean;
@@ -101,6 +102,34 @@ function deleteWord(state: LineState): LineState {
   return at(state, text.slice(0, from) + text.slice(cursor), from);
 }
 
+/** `cursor` moved back to a code point boundary (not between the halves of a pair). */
+function boundary(text: string, cursor: number): number {
+  const low = text.charCodeAt(cursor);
+  return low >= 0xdc00 && low <= 0xdfff ? cursor - 1 : cursor;
+}
+
+/** The cursor on the line above, in the same column (or that line's end); none on the first. */
+function lineAbove(state: LineState): LineState | undefined {
+  const { text, cursor } = state;
+  const start = text.lastIndexOf("\n", cursor - 1) + 1;
+  if (start === 0) return undefined;
+  const above = text.lastIndexOf("\n", start - 2) + 1;
+  const column = Math.min(cursor - start, start - 1 - above);
+  return at(state, text, boundary(text, above + column));
+}
+
+/** The cursor on the line below, in the same column (or that line's end); none on the last. */
+function lineBelow(state: LineState): LineState | undefined {
+  const { text, cursor } = state;
+  const end = text.indexOf("\n", cursor);
+  if (end === -1) return undefined;
+  const start = text.lastIndexOf("\n", cursor - 1) + 1;
+  const next = end + 1;
+  const nextEnd = text.indexOf("\n", next);
+  const column = Math.min(cursor - start, (nextEnd === -1 ? text.length : nextEnd) - next);
+  return at(state, text, boundary(text, next + column));
+}
+
 function browse(state: LineState, delta: number, history: readonly string[]): LineState {
   const back = Math.max(0, Math.min(history.length, state.back + delta));
   if (back === state.back) return state;
@@ -122,9 +151,22 @@ function complete(state: LineState, context: EditContext): LineState {
 }
 
 function enter(state: LineState, context: EditContext): EditResult {
+  // `\` then Enter: a new line instead of the backslash (as in a shell).
+  if (state.text.slice(0, state.cursor).endsWith("\\")) {
+    const { text, cursor } = state;
+    return { state: at(state, `${text.slice(0, cursor - 1)}\n${text.slice(cursor)}`, cursor) };
+  }
   const text = state.text.trim();
   if (text === "" || !context.canSubmit) return { state };
   return { state: EMPTY_LINE, submit: text };
+}
+
+/**
+ * Inserts pasted text at the cursor (a bracketed paste): its line breaks are kept, as `\n`,
+ * and other control characters dropped.
+ */
+export function insertPaste(state: LineState, raw: string): LineState {
+  return insert(state, pasteText(raw));
 }
 
 /** Keeps text, tabs and line breaks (as `\n`) of a paste; drops other control characters. */
@@ -137,8 +179,11 @@ function pasteText(raw: string): string {
   );
 }
 
-/** A chunk with a line break before its end is a paste: its lines are kept together. */
-function isPaste(raw: string): boolean {
+/**
+ * A chunk with a line break before its end is a paste (from a terminal without bracketed
+ * paste): its lines are kept together.
+ */
+export function isPaste(raw: string): boolean {
   const body = raw.replace(/(\r\n|\r|\n)$/, "");
   return /[\r\n]/.test(body);
 }
@@ -183,10 +228,16 @@ export function editLine(
   context: EditContext,
 ): EditResult {
   const { text, cursor } = state;
+  // Shift-Enter (kitty's `CSI 13;2u`; xterm's `CSI 27;2;13~`, see `routedKey`), or Alt-Enter
+  // (`ESC CR`, what some terminals send for Shift-Enter): a new line.
+  if (key.return && (key.shift === true || key.meta === true))
+    return { state: insert(state, "\n") };
   if (key.return) return enter(state, context);
   if (key.tab) return { state: complete(state, context) };
-  if (key.upArrow) return { state: browse(state, 1, context.history) };
-  if (key.downArrow) return { state: browse(state, -1, context.history) };
+  // In a text of several lines, ↑/↓ move between its lines; from its first (last) line
+  // they walk the history.
+  if (key.upArrow) return { state: lineAbove(state) ?? browse(state, 1, context.history) };
+  if (key.downArrow) return { state: lineBelow(state) ?? browse(state, -1, context.history) };
   if (key.leftArrow) return { state: at(state, text, before(text, cursor)) };
   if (key.rightArrow) return { state: at(state, text, after(text, cursor)) };
   if (key.home) return { state: at(state, text, 0) };

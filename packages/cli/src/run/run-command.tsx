@@ -204,6 +204,7 @@ async function runLive(options: RunOptions): Promise<number> {
         suspend,
         onQuit,
         answers,
+        cwd: options.cwd,
         ...(options.initialPrompt === undefined ? {} : { initialPrompt: options.initialPrompt }),
         ...(picker === undefined ? {} : { sessionPicker: { slot: picker, cwd: options.cwd } }),
       }),
