@@ -57,11 +57,3 @@ export function resolveSettingValue(
     `--${kind} ${typed}: unknown ${kind}; the agent offers ${list}.`,
   );
 }
-
-/**
- * The values of a select config option.
- *
- * @deprecated The library's `selectOptionValues`; kept only until `run/app.tsx` (being
- * edited elsewhere) imports that.
- */
-export { selectOptionValues as selectValues } from "acp-kit";

@@ -1,7 +1,7 @@
 /**
  * The interactive view of `acp-kit run`: the transcript (printed once), the live turn
  * (streaming Markdown, tool call rows updated in place, the plan), permission and
- * authentication choices, the status line and the input line with slash-command
+ * login chooser, the status line and the input line with slash-command
  * completion.
  *
  * @module
@@ -19,7 +19,13 @@ import {
   type ReactNode,
 } from "react";
 import type { PlanEntry } from "acp-kit";
-import { threadLength, threadSlice, type SessionState, type ThreadItem } from "acp-kit";
+import {
+  selectOptionValues,
+  threadLength,
+  threadSlice,
+  type SessionState,
+  type ThreadItem,
+} from "acp-kit";
 import type { AgentController, AgentEnd } from "../controller.js";
 import { failureText } from "../exit-codes.js";
 import { cycleMode, runClientCommand } from "./commands.js";
@@ -38,7 +44,6 @@ import { Markdown } from "./markdown.js";
 import { useStoreByFrame } from "./frame-rate.js";
 import { FirstQuestion } from "./question-view.js";
 import { allCommands } from "./slash.js";
-import { selectValues } from "../session-options.js";
 import { agentText, blocksText, finishedPrefix, liveTail, tokens, typedText } from "./text.js";
 import { ToolCallView } from "./tool-call-view.js";
 import { useToolOutputKey } from "./tool-output-key.js";
@@ -205,7 +210,7 @@ function optionLabel(state: SessionState | undefined, category: string): string 
   const option = state?.configOptions?.find((o) => o.category === category);
   if (option === undefined) return undefined;
   if (option.type !== "select") return String(option.currentValue);
-  const current = selectValues(option).find((v) => v.value === option.currentValue);
+  const current = selectOptionValues(option).find((v) => v.value === option.currentValue);
   return current?.name ?? option.currentValue;
 }
 

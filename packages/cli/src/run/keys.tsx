@@ -12,7 +12,7 @@
  * in the same task as the commit that draws the view. So a key reaches the views that were
  * on the screen when it was read. (Keys read together in one chunk all go to the views of
  * that moment: React draws what the first one changed only after the chunk. Views that take
- * several keys of a chunk read their own state from refs, see `choice.ts`.)
+ * several keys of a chunk read their own state from refs, see `selection.ts`.)
  *
  * @module
  */

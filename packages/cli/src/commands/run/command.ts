@@ -35,8 +35,11 @@ Examples:
   acp-kit run claude --resume              choose a recent session of claude here to go on with
   acp-kit run claude --resume 3f2a         a session by id, start of an id, or name
 
-Keys: Enter sends, Tab completes a slash command (and the values of /mode, /model, /sessions),
-Ctrl-C cancels the turn (twice: exit), Ctrl-T shows or hides thoughts. Slash commands: /help,
+Keys: Enter sends (during a turn: queues), \\ Enter or Shift-Enter starts a new line, Tab
+completes a slash command (and the values of /mode, /model, /sessions) or an @file mention,
+↑↓ and Ctrl-R recall earlier prompts (kept per directory), Esc cancels the turn, Ctrl-C
+cancels the turn (twice: exit), Ctrl-T shows or hides thoughts, Ctrl-O shows tool output in
+full; !command runs a shell command here (never sent to the agent). Slash commands: /help,
 /mode, /model, /config, /new, /sessions, /login, /logout, /restart, /quit, and the agent's own
 commands. /mode, /model and /sessions alone open a picker (↑↓, Enter, Esc).
 An unknown --mode or --model value exits with code 2, naming the values the agent offers.`;
