@@ -33,6 +33,7 @@ import type { TerminalOutputEvent } from "acp-kit/node";
 import { refusedServersText } from "./mcp-config.js";
 import { resolveSettingValue, type SessionSettings } from "./session-options.js";
 import type { AgentTarget } from "./target.js";
+import { ViewState } from "./view-state.js";
 
 /** Options of {@link AgentController}. */
 export interface ControllerOptions {
@@ -114,7 +115,7 @@ export const inheritStdioRunner: InteractiveRunner = (command, args, env) =>
   });
 
 /** See the module comment. */
-export class AgentController {
+export class AgentController extends ViewState {
   /** Every session's thread; kept across restarts. */
   readonly sessions = new SessionStore();
   /** The current toolkit (a new one per agent process). */
@@ -144,8 +145,6 @@ export class AgentController {
   /** How the agent ended (or why it could not start), once `phase` is `exited`. */
   exit: AgentEnd | undefined;
   private phaseValue: ControllerPhase = "starting";
-  private readonly listeners = new Set<() => void>();
-  private versionValue = 0;
   /** The start or restart under way, which a second call joins. */
   private launching: Promise<void> | undefined;
   /** Variables an `env_var` login gave; the agent is started with them (never stored). */
@@ -159,7 +158,8 @@ export class AgentController {
 
   /** @param options - See {@link ControllerOptions}. */
   constructor(private readonly options: ControllerOptions) {
-    this.sessions.subscribe(() => this.emit());
+    super();
+    this.sessions.subscribe(() => this.changed());
   }
 
   /** Where the controller is. */
@@ -176,13 +176,7 @@ export class AgentController {
    * Calls `listener` on every change of phase, session or session state; returns an
    * unsubscribe. (A bound function: it can be handed to `useSyncExternalStore`.)
    */
-  onChange = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  /** A number that changes on every change {@link AgentController.onChange} reports. */
-  snapshot = (): number => this.versionValue;
+  onChange = (listener: () => void): (() => void) => this.subscribe(listener);
 
   /**
    * Starts the agent, initializes, and opens a session (or stops at `auth-required`).
@@ -549,7 +543,7 @@ export class AgentController {
     this.sessionId = sessionId;
     this.authFailure = undefined;
     if (this.phaseValue === "auth-required") this.setPhase("ready");
-    else this.emit();
+    else this.changed();
     return method === "session/load" ? "loaded" : "resumed";
   }
 
@@ -600,12 +594,7 @@ export class AgentController {
   private setPhase(phase: ControllerPhase): void {
     this.phaseValue = phase;
     if (phase === "ready" || phase === "auth-required") this.wasReady = true;
-    this.emit();
-  }
-
-  private emit(): void {
-    this.versionValue++;
-    for (const listener of this.listeners) listener();
+    this.changed();
   }
 }
 

@@ -21,6 +21,7 @@ import {
 } from "./line-editor.js";
 import { matchFiles, mentionAt } from "./mentions.js";
 import { memoryHistory, type PromptHistory } from "./prompt-history.js";
+import { ViewState } from "../view-state.js";
 
 /** Turns bracketed paste on in the terminal: pastes then come between the two markers. */
 export const ENABLE_BRACKETED_PASTE = "\u001b[?2004h";
@@ -113,7 +114,7 @@ interface MentionCycle {
 }
 
 /** See the module comment. */
-export class Composer {
+export class Composer extends ViewState {
   /** The text being written. */
   line: LineState = EMPTY_LINE;
   /** The Ctrl-R search under way, if any. */
@@ -124,35 +125,19 @@ export class Composer {
   queued: readonly string[] = [];
   /** What the last Ctrl-C or Esc did and what comes next, shown above the status line. */
   hint: string | undefined = undefined;
-  /** Incremented on every change, for `useSyncExternalStore`. */
-  version = 0;
   private interrupts = 0;
   private escapeTaken = false;
   private mentionCycle: MentionCycle | undefined = undefined;
   private readonly history: PromptHistory;
   private readonly files: () => readonly string[];
   private readonly bracketedPaste: boolean;
-  private readonly listeners = new Set<() => void>();
 
   /** @param options - See {@link ComposerOptions}. */
   constructor(options: ComposerOptions = {}) {
+    super();
     this.history = options.history ?? memoryHistory();
     this.files = options.files ?? (() => []);
     this.bracketedPaste = options.bracketedPaste ?? false;
-  }
-
-  /** Subscribes to changes; returns an unsubscribe. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  /** The current version (changes on every change). */
-  snapshot = (): number => this.version;
-
-  private changed(): void {
-    this.version++;
-    for (const listener of [...this.listeners]) listener();
   }
 
   // ---- Editing ----

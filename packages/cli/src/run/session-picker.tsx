@@ -11,6 +11,7 @@ import { useKeys } from "./keys.js";
 import { useSyncExternalStore, type ReactNode } from "react";
 import { age, type SessionEntry } from "../session-memory.js";
 import { useSelection } from "./selection.js";
+import { ViewState } from "../view-state.js";
 
 /** What the person chose: a session id, a new session, or to leave (Esc). */
 export type SessionPick =
@@ -19,12 +20,9 @@ export type SessionPick =
   | { readonly type: "leave" };
 
 /** The open picker, if any, for the view to draw. */
-export class SessionPickerSlot {
+export class SessionPickerSlot extends ViewState {
   /** The open picker's rows and how to answer it. */
   current: { entries: readonly SessionEntry[]; answer: (pick: SessionPick) => void } | undefined;
-  private version = 0;
-  private readonly listeners = new Set<() => void>();
-
   /** Shows the picker; resolves with the entry. */
   pick(entries: readonly SessionEntry[]): Promise<SessionPick> {
     return new Promise((resolve) => {
@@ -38,20 +36,6 @@ export class SessionPickerSlot {
       };
       this.changed();
     });
-  }
-
-  /** Subscribes to changes; returns an unsubscribe. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  /** A number that changes on every change. */
-  snapshot = (): number => this.version;
-
-  private changed(): void {
-    this.version++;
-    for (const listener of this.listeners) listener();
   }
 }
 

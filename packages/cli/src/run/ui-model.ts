@@ -11,6 +11,7 @@ import type { TerminalOutputEvent } from "acp-kit/node";
 import type { PlanEntry } from "acp-kit";
 import { threadSlice, type AgentTerminal, type SessionState, type ThreadItem } from "acp-kit";
 import { terminalOutputText } from "acp-kit/v2";
+import { ViewState } from "../view-state.js";
 
 /** A permission request waiting for the user's answer. */
 export interface PendingQuestion {
@@ -52,7 +53,7 @@ function planKey(plan: readonly PlanEntry[]): string {
 const TERMINAL_TAIL_CHARS = 8 * 1024;
 
 /** See the module comment. */
-export class UiModel {
+export class UiModel extends ViewState {
   /** Permission requests waiting for an answer, oldest first. */
   questions: PendingQuestion[] = [];
   /** What has been printed above the live area (append-only). */
@@ -73,20 +74,8 @@ export class UiModel {
   showToolOutput = false;
   /** Set when the view is to close: it draws its last frame without the live area. */
   leaving = false;
-  /** Incremented on every change, for `useSyncExternalStore`. */
-  version = 0;
   private nextNotice = 0;
   private nextQuestion = 0;
-  private readonly listeners = new Set<() => void>();
-
-  /** Subscribes to changes; returns an unsubscribe. */
-  subscribe = (listener: () => void): (() => void) => {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  };
-
-  /** The current version (changes on every change). */
-  snapshot = (): number => this.version;
 
   /** The permission prompt to hand to the broker: queues the question for the user. */
   askPermission = (
@@ -224,11 +213,5 @@ export class UiModel {
     const key = `again${this.nextNotice++}`;
     this.transcript = [...this.transcript, { key, kind: "item", item }];
     this.changed();
-  }
-
-  /** Signals a change to the view. */
-  changed(): void {
-    this.version++;
-    for (const listener of this.listeners) listener();
   }
 }
