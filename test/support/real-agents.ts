@@ -569,6 +569,26 @@ function responsesEvents(n: number, text: string): { event: string; data: unknow
   ];
 }
 
+/** The `message_start` event of an Anthropic Messages API stream. */
+function messageStart(id: string, model: string): { event: string; data: unknown } {
+  return {
+    event: "message_start",
+    data: {
+      type: "message_start",
+      message: {
+        id,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 1 },
+      },
+    },
+  };
+}
+
 /** The Anthropic Messages API answer with `step` (text or a tool call), streaming or not as asked. */
 function messagesAnswer(
   res: ServerResponse,
@@ -611,22 +631,7 @@ function messagesAnswer(
   sse(
     res,
     [
-      {
-        event: "message_start",
-        data: {
-          type: "message_start",
-          message: {
-            id,
-            type: "message",
-            role: "assistant",
-            model,
-            content: [],
-            stop_reason: null,
-            stop_sequence: null,
-            usage: { input_tokens: 10, output_tokens: 1 },
-          },
-        },
-      },
+      messageStart(id, model),
       {
         event: "content_block_start",
         data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
@@ -683,22 +688,7 @@ function messagesToolUse(
     return;
   }
   sse(res, [
-    {
-      event: "message_start",
-      data: {
-        type: "message_start",
-        message: {
-          id,
-          type: "message",
-          role: "assistant",
-          model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: 10, output_tokens: 1 },
-        },
-      },
-    },
+    messageStart(id, model),
     {
       event: "content_block_start",
       data: { type: "content_block_start", index: 0, content_block: { ...block, input: {} } },
