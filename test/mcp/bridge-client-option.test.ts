@@ -8,10 +8,13 @@
  * environment, not its argv) when a shim command is given, and the unchanged declaration
  * otherwise.
  */
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import { connectAgent, type ConnectAgentOptions } from "acp-kit/node";
+import { ClientSideConnection, ndJsonStream } from "acp-kit";
+import { connectAgent, quoteCommandLine, type ConnectAgentOptions } from "acp-kit/node";
 import { fromFetchHandler, McpProvider } from "acp-kit/mcp";
 import * as z from "zod";
 import { describe, expect, it, onTestFinished } from "vitest";
@@ -134,5 +137,60 @@ describe("connectAgent's mcpBridge option", () => {
     const off = await run("http", undefined);
     expect(off.mode).toBeUndefined();
     expect(off.report.mcpServers).toEqual([off.declaration]);
+  });
+});
+
+describe("acp-kit conductor: its MCP stage serves a stdio-only agent through its own mcp-shim", () => {
+  it("the client sees acp advertised; the agent gets a stdio entry running this CLI's mcp-shim and calls the tool during session/new", async () => {
+    const report = join(testTempDir("acp-kit-bridge-"), "report.json");
+    const agentCommand = quoteCommandLine([process.execPath, "--import", "tsx", agentScript]);
+    const child = spawn(process.execPath, [cli, "conductor", "agent", agentCommand], {
+      cwd: repoRoot,
+      env: { ...process.env, BRIDGE_AGENT_CAPS: "", BRIDGE_AGENT_REPORT: report },
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    onTestFinished(async () => {
+      child.stdin.end();
+      await exited;
+    });
+    const mcp = new McpProvider();
+    const tools = mcp.register({
+      name: "editor-tools",
+      handler: fromFetchHandler(createMcpHandler(buildServer, { legacy: "reject" })),
+    });
+    const connection = new ClientSideConnection(
+      (agent) => ({
+        requestPermission: () => ({ outcome: { outcome: "cancelled" as const } }),
+        sessionUpdate: () => undefined,
+        unstable_messageMcp: mcp.attach(agent),
+      }),
+      ndJsonStream(
+        Writable.toWeb(child.stdin),
+        Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+      ),
+    );
+    const init = await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    expect(init.agentCapabilities?.mcpCapabilities?.acp).toBe(true);
+    await connection.newSession({ cwd: repoRoot, mcpServers: [tools.declaration] });
+    const { mcpServers, results } = JSON.parse(readFileSync(report, "utf8")) as Report;
+    expect(mcpServers).toEqual([
+      {
+        name: "editor-tools",
+        command: process.execPath,
+        args: [
+          cli,
+          "mcp-shim",
+          "--url",
+          expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp-/) as string,
+          "--token-env",
+          "ACP_KIT_MCP_BRIDGE_TOKEN",
+        ],
+        env: [{ name: "ACP_KIT_MCP_BRIDGE_TOKEN", value: expect.any(String) as string }],
+      },
+    ]);
+    expect(results).toMatchObject([
+      { via: "stdio", tools: ["echo"], content: [{ type: "text", text: "echo: over stdio" }] },
+    ]);
   });
 });

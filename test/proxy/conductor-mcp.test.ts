@@ -7,9 +7,16 @@
  *   (`@modelcontextprotocol/client`, in its default 2025 mode and pinned to 2026-07-28)
  *   before it answers `session/new`; the client sees `acp` advertised;
  * - an agent that advertises `acp` gets the declaration untouched, and nothing is added;
- * - an agent with neither gets `-32602`, `data: { type: "acp" }` instead, from the stage.
+ * - an agent with neither gets stdio entries running the stdio shim (the built CLI's
+ *   `mcp-shim`) when the conductor has one, and `-32602`, `data: { type: "acp" }` from
+ *   the stage when it has not.
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import * as z from "zod";
 import { afterEach, describe, expect, it } from "vitest";
@@ -71,6 +78,11 @@ function agentComponent(
           newSession: async (params) => {
             record.declared.push(params.mcpServers);
             for (const server of params.mcpServers) {
+              // A stdio entry of the bridge (its shim); other stdio servers are not run.
+              if (!("type" in server) && "command" in server && server.args.includes("mcp-shim")) {
+                record.calls.push(await callOverStdio(server));
+                continue;
+              }
               if (!("type" in server) || server.type !== "http") continue;
               const client = new Client(
                 { name: "agent-mcp-client", version: "1.0.0" },
@@ -104,6 +116,35 @@ function agentComponent(
   return { component, record };
 }
 
+/** Calls `echo` on a stdio entry with a real MCP stdio client of the 2025 era (SDK 1.x). */
+async function callOverStdio(server: {
+  command: string;
+  args: string[];
+  env: { name: string; value: string }[];
+}): Promise<{ tools: string[]; content: unknown }> {
+  const client = new ClientV1({ name: "agent-mcp-client", version: "1.0.0" });
+  await client.connect(
+    new StdioClientTransport({
+      command: server.command,
+      args: server.args,
+      env: {
+        ...getDefaultEnvironment(),
+        ...Object.fromEntries(server.env.map((e) => [e.name, e.value])),
+      },
+    }),
+  );
+  const tools = await client.listTools();
+  const called = await client.callTool({ name: "echo", arguments: { message: "from the agent" } });
+  await client.close();
+  return { tools: tools.tools.map((t) => t.name), content: called.content };
+}
+
+/** The built CLI's `mcp-shim`, as the conductor command passes it. */
+const CLI_SHIM = {
+  command: process.execPath,
+  args: [new URL("../../packages/cli/dist/cli.js", import.meta.url).pathname, "mcp-shim"],
+};
+
 const conductors: Conductor[] = [];
 afterEach(() => {
   for (const conductor of conductors.splice(0)) conductor.close();
@@ -112,11 +153,16 @@ afterEach(() => {
 const httpBridge: ConductorMcpBridgeFactory = (caller) => new McpHttpBridge(caller);
 
 /** acp-kit's client with a provider, through a conductor in front of `agent`. */
-async function clientThrough(agent: ConductorComponent, mcpBridge?: ConductorMcpBridgeFactory) {
+async function clientThrough(
+  agent: ConductorComponent,
+  mcpBridge?: ConductorMcpBridgeFactory,
+  mcpStdioShim?: typeof CLI_SHIM,
+) {
   const trace: ConductorTraceEvent[] = [];
   const conductor = new Conductor({
     agent,
     ...(mcpBridge === undefined ? {} : { mcpBridge }),
+    ...(mcpStdioShim === undefined ? {} : { mcpStdioShim }),
     trace: (event) => trace.push(event),
   });
   conductors.push(conductor);
@@ -200,6 +246,34 @@ describe("the conductor's MCP stage", () => {
     const stdio = { name: "local", command: "true", args: [], env: [] };
     await connection.newSession({ cwd: "/", mcpServers: [stdio] });
     expect(record.declared).toEqual([[stdio]]);
+  });
+
+  it("an agent without acp or http, with the stdio shim given: acp is advertised, the agent's stdio MCP client (SDK 1.x) runs the shim (the built CLI) and calls the tool during session/new; the token is only in the entry's env", async () => {
+    const { component, record } = agentComponent({}, "legacy");
+    const { connection, tools, init, trace } = await clientThrough(component, httpBridge, CLI_SHIM);
+    expect(init.agentCapabilities?.mcpCapabilities).toEqual({ acp: true });
+    await connection.newSession({ cwd: "/", mcpServers: [tools.declaration] });
+    const entry = record.declared[0]?.[0];
+    expect(entry).toMatchObject({
+      name: "editor-tools",
+      command: process.execPath,
+      args: [
+        ...CLI_SHIM.args,
+        "--url",
+        expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/mcp-/),
+        "--token-env",
+        expect.any(String),
+      ],
+    });
+    const env = entry !== undefined && "env" in entry ? entry.env : [];
+    expect(env).toHaveLength(1);
+    expect(JSON.stringify(entry && "args" in entry ? entry.args : [])).not.toContain(
+      env[0]?.value ?? "?",
+    );
+    expect(record.calls).toEqual([
+      { tools: ["echo"], content: [{ type: "text", text: "echoed: from the agent" }] },
+    ]);
+    expect(mcpMessagesToClient(trace)).toEqual(["server/discover", "tools/list", "tools/call"]);
   });
 
   it("without a bridge, an agent with http only is not told about acp, and acp declarations are refused", async () => {

@@ -17,7 +17,11 @@ import {
   type Link,
 } from "./channel.js";
 import type { ProxyDialect } from "./dialect.js";
-import { withMcpStage, type ConductorMcpBridgeFactory } from "./mcp-stage.js";
+import {
+  withMcpStage,
+  type ConductorMcpBridgeFactory,
+  type ConductorMcpStdioShim,
+} from "./mcp-stage.js";
 import { redactSecrets } from "./redact.js";
 
 /** A proxy or agent the conductor starts when the chain is first initialized. */
@@ -107,6 +111,13 @@ export interface ConductorOptions {
    * `acp-kit/node`'s `conductorMcpBridge()` makes loopback HTTP bridges (`acp-kit conductor` uses it).
    */
   readonly mcpBridge?: ConductorMcpBridgeFactory;
+  /**
+   * With {@link ConductorOptions.mcpBridge}: the stdio MCP shim (`acp-kit mcp-shim`) to
+   * serve `acp` declarations through to an agent that advertises neither `acp` nor `http`
+   * (it gets stdio entries running this command). Without it such an agent's `acp`
+   * declarations are refused.
+   */
+  readonly mcpStdioShim?: ConductorMcpStdioShim;
 }
 
 /**
@@ -264,7 +275,7 @@ export class Conductor {
         if (component === agent) {
           const link = plainLink(started.stream, { ...logger, observe, stripProxyFlag: true });
           this.links.push(link);
-          const stage = withMcpStage(link.plain, this.options.mcpBridge);
+          const stage = withMcpStage(link.plain, this.options.mcpBridge, this.options.mcpStdioShim);
           this.stage = stage;
           channels.push(stage);
         } else {

@@ -24,7 +24,11 @@ export type {
   ConductorTraceEvent,
   StartedComponent,
 } from "./conductor.js";
-export type { ConductorMcpBridge, ConductorMcpBridgeFactory } from "./mcp-stage.js";
+export type {
+  ConductorMcpBridge,
+  ConductorMcpBridgeFactory,
+  ConductorMcpStdioShim,
+} from "./mcp-stage.js";
 export type { ProxyDialect } from "./dialect.js";
 export { PROXY_DIALECTS } from "./dialect.js";
 export type { Channel, ChannelHandlers } from "./channel.js";

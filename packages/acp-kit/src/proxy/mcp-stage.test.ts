@@ -140,4 +140,71 @@ describe("the conductor's MCP stage", () => {
     }
     expect(agent.got.map((m) => m.method)).toEqual(["initialize"]);
   });
+
+  it("an agent with neither acp nor http gets stdio entries running the shim (typed for v2), and acp is advertised; without the shim it is refused", async () => {
+    const shim = { command: "/usr/bin/node", args: ["cli.js", "mcp-shim"] };
+    const stdioOf = (servers: readonly McpServer[], given?: { command: string }) =>
+      servers.map((s) =>
+        "type" in s && s.type === "acp"
+          ? {
+              name: s.name,
+              command: given?.command ?? "?",
+              args: ["--url", "u", "--token-env", "T"],
+              env: [{ name: "T", value: "t" }],
+            }
+          : s,
+      );
+    for (const version of [1, 2] as const) {
+      const init =
+        version === 1
+          ? { protocolVersion: 1, agentCapabilities: { mcpCapabilities: {} } }
+          : { protocolVersion: 2, capabilities: { session: { mcp: { stdio: {} } } } };
+      const agent = agentChannel(init);
+      const shims: unknown[] = [];
+      const stage = withMcpStage(
+        agent.channel,
+        () => ({
+          adaptServers: (servers, given) => {
+            shims.push(given);
+            return Promise.resolve(stdioOf(servers, given) as McpServer[]);
+          },
+          close: () => Promise.resolve(),
+        }),
+        shim,
+      );
+      stage.serve({ request: () => ({}), notification: () => undefined });
+      const answer = (await stage.request("initialize", { protocolVersion: version }, signal)) as {
+        agentCapabilities?: { mcpCapabilities?: unknown };
+        capabilities?: { session?: { mcp?: unknown } };
+      };
+      if (version === 1) expect(answer.agentCapabilities?.mcpCapabilities).toEqual({ acp: true });
+      else expect(answer.capabilities?.session?.mcp).toEqual({ stdio: {}, acp: {} });
+      await stage.request("session/new", { cwd: "/", mcpServers: [ACP] }, signal);
+      expect(shims).toEqual([shim]);
+      const sent = agent.got.find((g) => g.method === "session/new")?.params as {
+        mcpServers: unknown[];
+      };
+      expect(sent.mcpServers).toEqual([
+        {
+          ...(version === 2 ? { type: "stdio" } : {}),
+          name: "tools",
+          command: "/usr/bin/node",
+          args: ["--url", "u", "--token-env", "T"],
+          env: [{ name: "T", value: "t" }],
+        },
+      ]);
+      await stage.close();
+    }
+    // The same agent without a shim: nothing advertised, the declaration refused.
+    const agent = agentChannel({ protocolVersion: 1, agentCapabilities: { mcpCapabilities: {} } });
+    const stage = withMcpStage(agent.channel, () => ({
+      adaptServers: (servers) => Promise.resolve(servers),
+      close: () => Promise.resolve(),
+    }));
+    stage.serve({ request: () => ({}), notification: () => undefined });
+    await stage.request("initialize", { protocolVersion: 1 }, signal);
+    await expect(
+      stage.request("session/new", { cwd: "/", mcpServers: [ACP] }, signal),
+    ).rejects.toMatchObject({ code: -32602, data: { type: "acp" } });
+  });
 });

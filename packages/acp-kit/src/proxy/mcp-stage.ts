@@ -18,10 +18,14 @@ import type { Channel, ChannelHandlers } from "./channel.js";
  */
 export interface ConductorMcpBridge {
   /**
-   * `mcpServers` with each `acp` entry replaced by one the agent can use (an `http` entry
-   * on loopback), the others unchanged.
+   * `mcpServers` with each `acp` entry replaced by one the agent can use, the others
+   * unchanged: an `http` entry on loopback, or with `stdioShim` a stdio entry that runs
+   * that command (which speaks MCP over stdio to the bridge).
    */
-  adaptServers(servers: readonly schema.McpServer[]): Promise<readonly schema.McpServer[]>;
+  adaptServers(
+    servers: readonly schema.McpServer[],
+    stdioShim?: ConductorMcpStdioShim,
+  ): Promise<readonly schema.McpServer[]>;
   /** Stops serving (the chain is over). */
   close(): Promise<void>;
 }
@@ -33,14 +37,26 @@ export interface ConductorMcpBridge {
  */
 export type ConductorMcpBridgeFactory = (caller: McpCaller) => ConductorMcpBridge;
 
+/**
+ * The command of a stdio MCP shim (`acp-kit mcp-shim`), for agents that take MCP servers
+ * only by command: the bridge adds its own arguments (`--url`, `--token-env`) and the
+ * token's environment variable.
+ */
+export interface ConductorMcpStdioShim {
+  /** The program, for example `acp-kit` or `process.execPath`. */
+  readonly command: string;
+  /** Arguments before the shim's own (`["mcp-shim"]` for `acp-kit`). */
+  readonly args?: readonly string[];
+}
+
 /** How the stage treats `acp` declarations, once the agent's `initialize` answer is known. */
-type StageMode = "native" | "bridge" | "refuse";
+type StageMode = "native" | "http" | "stdio" | "refuse";
 
 /** The requests whose params carry `mcpServers`. */
 const SESSION_METHODS = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
 
 /** The MCP transports an `initialize` answer (v1 or v2) advertises. */
-function transports(answer: unknown): { acp: boolean; http: boolean } {
+function transports(answer: unknown): { acp: boolean; http: boolean; v2: boolean } {
   const result = isJsonObject(answer) ? answer : {};
   const v1 = isJsonObject(result.agentCapabilities) ? result.agentCapabilities : {};
   const v1Mcp = isJsonObject(v1.mcpCapabilities) ? v1.mcpCapabilities : {};
@@ -48,7 +64,7 @@ function transports(answer: unknown): { acp: boolean; http: boolean } {
   const v2Session = isJsonObject(v2.session) ? v2.session : {};
   const v2Mcp = isJsonObject(v2Session.mcp) ? v2Session.mcp : {};
   const has = (name: string): boolean => v1Mcp[name] === true || isJsonObject(v2Mcp[name]);
-  return { acp: has("acp"), http: has("http") };
+  return { acp: has("acp"), http: has("http"), v2: isJsonObject(result.capabilities) };
 }
 
 /** The `initialize` answer with `acp` advertised (v1 `mcpCapabilities.acp`, v2 `session.mcp.acp`). */
@@ -81,14 +97,19 @@ function advertisingAcp(answer: unknown): unknown {
  *   bridge's `http` entries, the bridge's MCP requests go up as `mcp/message` (at once:
  *   the agent may call before it answers `session/new`), and the `mcp/message`
  *   notifications coming down go to those requests;
+ * - it advertises neither, and a bridge factory and `stdioShim` are given: the same, with
+ *   stdio entries that run the shim (every agent takes stdio MCP servers; a v2 agent gets
+ *   them with `type: "stdio"`);
  * - otherwise: a session request with an `acp` entry is refused with `-32602`,
  *   `data: { type: "acp" }` (nothing is advertised that is not served).
  */
 export function withMcpStage(
   agent: Channel,
   factory: ConductorMcpBridgeFactory | undefined,
+  stdioShim?: ConductorMcpStdioShim,
 ): Channel & { close(): Promise<void> } {
   let mode: StageMode | undefined;
+  let v2 = false;
   let upstream: ChannelHandlers | undefined;
   let bridge: ConductorMcpBridge | undefined;
   let closed = false;
@@ -110,11 +131,19 @@ export function withMcpStage(
     if (!isJsonObject(params) || !Array.isArray(params.mcpServers)) return params;
     const servers = params.mcpServers as schema.McpServer[];
     if (!servers.some(isAcpMcpServer)) return params;
-    if (mode === "bridge" && factory !== undefined) {
+    if ((mode === "http" || mode === "stdio") && factory !== undefined) {
       // No bridge starts listening once the chain is over.
       if (closed) throw RequestError.internalError(undefined, "The chain is closed");
       bridge ??= factory(caller);
-      return { ...params, mcpServers: await bridge.adaptServers(servers) };
+      if (mode === "http") return { ...params, mcpServers: await bridge.adaptServers(servers) };
+      const adapted = await bridge.adaptServers(servers, stdioShim);
+      // A v2 agent's stdio entries carry their type.
+      const typed = v2
+        ? adapted.map((server, i) =>
+            isAcpMcpServer(servers[i]) ? { type: "stdio", ...server } : server,
+          )
+        : adapted;
+      return { ...params, mcpServers: typed };
     }
     throw RequestError.invalidParams({ type: "acp" }, "Unsupported MCP server transport acp");
   };
@@ -123,8 +152,17 @@ export function withMcpStage(
       if (method === "initialize") {
         const answer = await agent.request(method, params, signal);
         const has = transports(answer);
-        mode = has.acp ? "native" : has.http && factory !== undefined ? "bridge" : "refuse";
-        return mode === "bridge" ? advertisingAcp(answer) : answer;
+        v2 = has.v2;
+        mode = has.acp
+          ? "native"
+          : factory === undefined
+            ? "refuse"
+            : has.http
+              ? "http"
+              : stdioShim !== undefined
+                ? "stdio"
+                : "refuse";
+        return mode === "http" || mode === "stdio" ? advertisingAcp(answer) : answer;
       }
       if (mode !== "native" && SESSION_METHODS.has(method)) {
         return agent.request(method, await rewrite(params), signal);
@@ -132,7 +170,11 @@ export function withMcpStage(
       return agent.request(method, params, signal);
     },
     async notify(method, params) {
-      if (mode === "bridge" && method === "mcp/message" && isJsonObject(params)) {
+      if (
+        (mode === "http" || mode === "stdio") &&
+        method === "mcp/message" &&
+        isJsonObject(params)
+      ) {
         caller.handleNotification(params as schema.MessageMcpNotification);
         return;
       }

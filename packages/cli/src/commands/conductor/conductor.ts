@@ -55,7 +55,9 @@ export async function runConductorCommand(
     dialect: options.dialect,
     proxies: components,
     ...(agent === undefined ? {} : { agent }),
-    ...(options.mcpBridge === false ? {} : { mcpBridge: conductorMcpBridge() }),
+    ...(options.mcpBridge === false
+      ? {}
+      : { mcpBridge: conductorMcpBridge(), mcpStdioShim: thisCliShim() }),
     trace: (event) => {
       write(event);
       if (event.type === "ended") note(`${event.component} ${event.cause ?? "ended"}`);
@@ -72,4 +74,15 @@ export async function runConductorCommand(
   if (trace !== undefined) await new Promise<void>((resolve) => trace.end(resolve));
   if (signalled !== undefined) return signalExitCode(signalled);
   return end.by === "component" ? 1 : 0;
+}
+
+/**
+ * This very CLI as the stdio MCP shim (`acp-kit mcp-shim`), run by the node that runs it
+ * with the same flags (a loader, when run from source), for agents that take MCP servers
+ * only by command.
+ */
+function thisCliShim(): { command: string; args: readonly string[] } | undefined {
+  const script = process.argv[1];
+  if (script === undefined) return undefined;
+  return { command: process.execPath, args: [...process.execArgv, script, "mcp-shim"] };
 }
