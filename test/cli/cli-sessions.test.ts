@@ -445,7 +445,8 @@ describe.runIf(hasTmux())("acp-kit run --resume: the picker", () => {
       }),
     );
     // One remembered by acp-kit (newest), merged with the agent's list.
-    expect(w.run(["prompt", "--session", "mine", "where"]).code).toBe(0);
+    const first = w.run(["prompt", "--session", "mine", "where"]);
+    expect(first.code, first.stderr).toBe(0);
     const t = start(w, ["--resume"]);
     await t.waitFor("Resume a session (3 here)");
     const screen = await t.waitFor("Fix the parser");
@@ -469,7 +470,8 @@ describe.runIf(hasTmux())("acp-kit run --resume: the picker", () => {
 
   it("Esc leaves without opening a session; Enter on the first row opens a new one", async () => {
     const w = workspace();
-    expect(w.run(["prompt", "--session", "mine", "where"]).code).toBe(0);
+    const first = w.run(["prompt", "--session", "mine", "where"]);
+    expect(first.code, first.stderr).toBe(0);
     const left = start(w, ["--resume"]);
     await left.waitFor("Resume a session (1 here)");
     left.keys("Escape");
