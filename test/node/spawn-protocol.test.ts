@@ -93,6 +93,10 @@ describe("spawnAgent({ protocol })", () => {
       });
       started.push(agent);
       const firstPid = agent.pid;
+      // Taken before the restart: the first process's exit is not the agent's.
+      const exited = agent.exited;
+      let exitedEarly = false;
+      void exited.then(() => (exitedEarly = true));
       const info = await agent.initialize();
       expect(agent.protocol).toBe(1);
       expect(info).toMatchObject({ protocolVersion: 1, agentInfo: { name: "refuses-v2-agent" } });
@@ -107,6 +111,11 @@ describe("spawnAgent({ protocol })", () => {
       });
       expect(answer.stopReason).toBe("end_turn");
       expect(agent.exitStatus).toBeUndefined();
+      expect(exitedEarly).toBe(false);
+      // The second process's exit settles it.
+      const closed = await agent.close();
+      expect(await exited).toEqual(closed);
+      expect(exitedEarly).toBe(true);
     },
   );
 

@@ -65,7 +65,11 @@ export interface SpawnedAgent extends AsyncDisposable {
    * `"pipe"`, the default).
    */
   readonly stderr: readonly string[];
-  /** Resolves when the process exits, with its exit code or signal. Never rejects. */
+  /**
+   * Resolves when the process exits, with its exit code or signal. Never rejects. With
+   * `protocol: "auto"`, a process that left on a v2 `initialize` and was started again
+   * does not count: this is the exit of the one that took part in the negotiation's end.
+   */
   readonly exited: Promise<AgentExit>;
   /** How the process ended, once it has. */
   readonly exitStatus: AgentExit | undefined;
@@ -146,7 +150,11 @@ class AgentHandle implements SpawnedAgent {
    * negotiation is over and the process is still the one spoken to.
    */
   private negotiating: boolean;
-  private afterNegotiation: (() => void) | undefined;
+  /** What waits for the negotiation to end (see `negotiating`). */
+  private readonly afterNegotiation: (() => void)[] = [];
+  /** The exit of the process spoken to once the negotiation is over (see `exited`). */
+  private readonly exit: Promise<AgentExit>;
+  private settleExit: (exit: AgentExit) => void = () => undefined;
 
   constructor(
     first: AgentChild,
@@ -154,6 +162,7 @@ class AgentHandle implements SpawnedAgent {
   ) {
     this.current = first;
     this.negotiating = settings.protocol === "auto";
+    this.exit = new Promise<AgentExit>((resolve) => (this.settleExit = resolve));
     const stream = this.streamOf(first);
     if (settings.protocol === 1) {
       this.connection = new ClientSideConnection(settings.toClient, stream, settings.connection);
@@ -179,9 +188,7 @@ class AgentHandle implements SpawnedAgent {
       });
       const negotiated = (): void => {
         this.negotiating = false;
-        const pending = this.afterNegotiation;
-        this.afterNegotiation = undefined;
-        pending?.();
+        for (const pending of this.afterNegotiation.splice(0)) pending();
       };
       this.bridge.ready.then((versions) => {
         this.agreed = versions.agent;
@@ -219,9 +226,23 @@ class AgentHandle implements SpawnedAgent {
     });
   }
 
-  /** The child's exit closes the connection (once it is the one spoken to, see `negotiating`). */
+  /** Runs `then` now, or once the negotiation is over. */
+  private whenNegotiated(then: () => void): void {
+    if (this.negotiating) this.afterNegotiation.push(then);
+    else then();
+  }
+
+  /**
+   * The child's exit closes the connection and settles `exited` (once it is the one spoken
+   * to, see `negotiating`: a process replaced by a restart leaves both alone).
+   */
   private watchChild(child: AgentChild): void {
     const connection = this.connection;
+    void child.watch.exited.then((exit) => {
+      this.whenNegotiated(() => {
+        if (this.current === child) this.settleExit(exit);
+      });
+    });
     child.watch.attach({
       closeWithExit: (exit) => {
         const failure = new AgentExitError(exit, this.capturedTail());
@@ -236,7 +257,7 @@ class AgentHandle implements SpawnedAgent {
         }
         // The negotiation sees the output end and may start the agent again; the exit
         // closes the connection only if it does not.
-        this.afterNegotiation = close;
+        this.afterNegotiation.push(close);
         return false;
       },
       closed: connection.closed,
@@ -271,7 +292,7 @@ class AgentHandle implements SpawnedAgent {
   }
 
   get exited(): Promise<AgentExit> {
-    return this.watch.exited;
+    return this.exit;
   }
 
   get exitStatus(): AgentExit | undefined {
