@@ -111,6 +111,29 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * The MCP transports an agent advertises, read from its `initialize` answer: v1
+ * `agentCapabilities.mcpCapabilities` or v2 `capabilities.session.mcp` (a marker object
+ * per transport).
+ *
+ * @param initializeResponse - The agent's `initialize` answer (v1 or v2).
+ */
+export function agentMcpTransports(initializeResponse: unknown): {
+  readonly acp: boolean;
+  readonly http: boolean;
+} {
+  const answer = isJsonObject(initializeResponse) ? initializeResponse : {};
+  const v1 = isJsonObject(answer.agentCapabilities) ? answer.agentCapabilities : {};
+  const v1Mcp = isJsonObject(v1.mcpCapabilities) ? v1.mcpCapabilities : {};
+  const v2 = isJsonObject(answer.capabilities) ? answer.capabilities : {};
+  const v2Session = isJsonObject(v2.session) ? v2.session : {};
+  const v2Mcp = isJsonObject(v2Session.mcp) ? v2Session.mcp : {};
+  const has = (name: string): boolean =>
+    v1Mcp[name] === true ||
+    (v2Mcp[name] !== undefined && v2Mcp[name] !== null && v2Mcp[name] !== false);
+  return { acp: has("acp"), http: has("http") };
+}
+
 function isMcpError(value: unknown): value is McpErrorObject {
   return isJsonObject(value) && Number.isInteger(value.code) && typeof value.message === "string";
 }

@@ -31,6 +31,7 @@ export {
   withMcpRequestMeta,
   isAcpMcpServer,
   acpMcpServers,
+  agentMcpTransports,
   type McpOutcome,
   type McpErrorObject,
   type McpServerAcpDeclaration,

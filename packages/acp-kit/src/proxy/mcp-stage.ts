@@ -7,7 +7,7 @@
  * @module
  */
 import { RequestError } from "../jsonrpc/errors.js";
-import { isAcpMcpServer, isJsonObject } from "../mcp/binding.js";
+import { agentMcpTransports, isAcpMcpServer, isJsonObject } from "../mcp/binding.js";
 import { McpCaller } from "../mcp/caller.js";
 import type * as schema from "../schema/types.gen.js";
 import type { Channel, ChannelHandlers } from "./channel.js";
@@ -54,18 +54,6 @@ type StageMode = "native" | "http" | "stdio" | "refuse";
 
 /** The requests whose params carry `mcpServers`. */
 const SESSION_METHODS = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
-
-/** The MCP transports an `initialize` answer (v1 or v2) advertises. */
-function transports(answer: unknown): { acp: boolean; http: boolean; v2: boolean } {
-  const result = isJsonObject(answer) ? answer : {};
-  const v1 = isJsonObject(result.agentCapabilities) ? result.agentCapabilities : {};
-  const v1Mcp = isJsonObject(v1.mcpCapabilities) ? v1.mcpCapabilities : {};
-  const v2 = isJsonObject(result.capabilities) ? result.capabilities : {};
-  const v2Session = isJsonObject(v2.session) ? v2.session : {};
-  const v2Mcp = isJsonObject(v2Session.mcp) ? v2Session.mcp : {};
-  const has = (name: string): boolean => v1Mcp[name] === true || isJsonObject(v2Mcp[name]);
-  return { acp: has("acp"), http: has("http"), v2: isJsonObject(result.capabilities) };
-}
 
 /** The `initialize` answer with `acp` advertised (v1 `mcpCapabilities.acp`, v2 `session.mcp.acp`). */
 function advertisingAcp(answer: unknown): unknown {
@@ -151,8 +139,8 @@ export function withMcpStage(
     async request(method, params, signal) {
       if (method === "initialize") {
         const answer = await agent.request(method, params, signal);
-        const has = transports(answer);
-        v2 = has.v2;
+        const has = agentMcpTransports(answer);
+        v2 = isJsonObject(answer) && isJsonObject(answer.capabilities);
         mode = has.acp
           ? "native"
           : factory === undefined

@@ -15,11 +15,7 @@ export {
   type McpHttpBridgeOptions,
   type McpStdioShimCommand,
 } from "./bridge.js";
-export {
-  agentMcpTransports,
-  mcpBridgeMode,
-  rewriteMcpServers,
-  type McpBridgeMode,
-} from "./plan.js";
+export { agentMcpTransports } from "../../mcp/binding.js";
+export { mcpBridgeMode, rewriteMcpServers, type McpBridgeMode } from "./plan.js";
 export { McpClientBridge, type McpClientBridgeOptions } from "./client.js";
 export { runMcpStdioShim, type McpStdioShimOptions } from "./shim.js";
