@@ -6,7 +6,15 @@
  * starts and a file when a turn waits, so the tests wait on files, not on time.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { testTempDir } from "../support/temp-dir.js";
@@ -200,7 +208,14 @@ describe("prompt --session: one owner per session", () => {
     expect(pid).toBeTypeOf("number");
     expect(w.run(["cancel", "--session", "work", ...w.agent]).code).toBe(0);
     expect((await first).code).toBe(13);
-    await until(() => readdirSync(w.owners).length === 0, "the owner to clear up");
+    // Only the owners' log stays (private too).
+    await until(
+      () => readdirSync(w.owners).every((n) => n.endsWith(".log")),
+      "the owner to clear up",
+    );
+    const logs = readdirSync(w.owners);
+    expect(logs).toHaveLength(1);
+    expect(statSync(join(w.owners, logs[0] ?? "")).mode & 0o777).toBe(0o600);
     await until(() => {
       try {
         process.kill(pid ?? 0, 0);
@@ -223,12 +238,18 @@ describe("prompt --session: one owner per session", () => {
       0,
     );
     const pid = w.status()?.pid ?? 0;
+    // What the owner wrote to stderr (its log) before it ended is quoted; only its own part.
+    const [log] = readdirSync(w.owners).filter((n) => n.endsWith(".log"));
+    appendFileSync(join(w.owners, log ?? ""), "TypeError: boom\n");
     process.kill(pid, "SIGKILL");
     const a = await first;
     expect(a.code).toBe(30);
-    expect(a.stderr).toContain("the session's owner ended before this prompt finished");
+    expect(a.stderr).toContain(
+      "the session's owner ended before this prompt finished (it may not have reached the agent); its last words:\n  TypeError: boom\n",
+    );
     const next = w.run(["prompt", "--session", "work", "hello", ...w.agent]);
     expect(next.code).toBe(0);
+    expect(next.stderr).not.toContain("boom");
     expect(next.stderr).toContain("previous owner ended before finishing 2 prompts");
     expect(next.stderr).toContain('"please wait" (was running), "queued one" (not sent)');
   });
@@ -425,5 +446,31 @@ describe("--mcp-config", () => {
     expect(broken).toMatchObject({ code: 2 });
     expect(broken.stderr).toContain("not valid JSON");
     expect(broken.stderr).not.toContain("hidden-3");
+  });
+
+  it("with --session, a bad file is the same error, said at once: the owner could not start", () => {
+    const w = workspace();
+    const config = join(w.dir, "mcp.config.json");
+    writeFileSync(config, '{ "mcpServers": { "hidden-4');
+    // The owner reads the file; its error is quoted from its log and its exit code kept
+    // (before, the call waited 30 s for the owner's socket and said only "did not start").
+    const broken = w.run([
+      "prompt",
+      "--session",
+      "work",
+      "--mcp-config",
+      config,
+      "hello",
+      ...w.agent,
+    ]);
+    expect(broken).toMatchObject({ code: 2 });
+    expect(broken.stderr).toContain(`--mcp-config ${config}: not valid JSON`);
+    expect(broken.stderr).not.toContain("hidden-4");
+    expect(w.starts()).toEqual([]);
+    // Fixed, the same name works: no owner was left holding it.
+    writeFileSync(config, '{ "mcpServers": {} }');
+    expect(
+      w.run(["prompt", "--session", "work", "--mcp-config", config, "hello", ...w.agent]).code,
+    ).toBe(0);
   });
 });

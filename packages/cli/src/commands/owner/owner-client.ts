@@ -5,14 +5,15 @@
  *
  * @module
  */
-import { readdir, readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readdir, readFile } from "node:fs/promises";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import type { RequestPermissionRequest } from "acp-kit";
 import type { PermissionPrompt } from "acp-kit/node";
 import { ExitCodes } from "../../exit-codes.js";
 import type { PolicyFlags } from "../../policy-flags.js";
-import { alive, readQueue, type OwnerPaths } from "./session-owner.js";
+import { alive, ownerLogHeader, readQueue, type OwnerPaths } from "./session-owner.js";
 import { printable } from "../../terminal-text.js";
 
 /** A message from the owner. */
@@ -37,21 +38,93 @@ function tryConnect(socket: string): Promise<Socket | undefined> {
   });
 }
 
+/** An owner process this call started. */
+export interface StartedOwner {
+  /** Its exit code (`null`: killed by a signal, or it could not be started). */
+  readonly exited: Promise<number | null>;
+  /** The size of the session's log when it started: what it writes comes after. */
+  readonly logOffset: number;
+}
+
+/** How a call reached the owner: a connection, or the exit of the owner it started. */
+type Reached =
+  { readonly conn: Socket } | { readonly exitCode: number; readonly logOffset: number } | undefined;
+
 /**
  * A connection to the session's owner; `start` starts one when none answers, which is
- * then waited for (a bounded wait). Undefined when none answers.
+ * then waited for (a bounded wait) unless it exits first with a failure (exiting 0, it
+ * found another owner serving the session: that one is waited for). Undefined when none
+ * answers.
  */
-async function ownerConnection(paths: OwnerPaths, start: () => void): Promise<Socket | undefined> {
+async function ownerConnection(
+  paths: OwnerPaths,
+  start: () => Promise<StartedOwner>,
+): Promise<Reached> {
   const first = await tryConnect(paths.socket);
-  if (first !== undefined) return first;
-  start();
+  if (first !== undefined) return { conn: first };
+  const started = await start();
+  const owner: { exit?: number | null } = {};
+  void started.exited.then((code) => (owner.exit = code));
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (let wait = 5; Date.now() < deadline; wait = Math.min(wait * 2, 100)) {
     await new Promise((resolve) => setTimeout(resolve, wait));
     const conn = await tryConnect(paths.socket);
-    if (conn !== undefined) return conn;
+    if (conn !== undefined) return { conn };
+    if (owner.exit !== undefined && owner.exit !== 0) {
+      return { exitCode: owner.exit ?? ExitCodes.FAILURE, logOffset: started.logOffset };
+    }
   }
   return undefined;
+}
+
+/** How much of the log's end is read for a quote. */
+const LOG_TAIL_BYTES = 64 * 1024;
+
+/** The session log's text from `offset` (its last 64 KiB at most); undefined without one. */
+async function logText(file: string, offset = 0): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const { size } = await handle.stat();
+    const from = Math.max(offset, size - LOG_TAIL_BYTES);
+    if (size <= from) return "";
+    const buffer = Buffer.alloc(size - from);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The last lines of a part of the log, indented for a person, or undefined when none. */
+function lastLines(text: string | undefined): string | undefined {
+  const lines = (text ?? "").split("\n").filter((line) => line.trim() !== "");
+  if (lines.length === 0) return undefined;
+  return `${lines
+    .slice(-10)
+    .map((line) => `  ${printable(line)}`)
+    .join("\n")}\n`;
+}
+
+/** What an owner started at `offset` wrote to the log (its last lines). */
+export async function ownerLogSince(file: string, offset: number): Promise<string | undefined> {
+  return lastLines(await logText(file, offset));
+}
+
+/** What the owner of this pid wrote to the log after its first line (its last lines). */
+export async function ownerLogOf(file: string, pid: number): Promise<string | undefined> {
+  const text = await logText(file);
+  const header = ownerLogHeader(pid);
+  const at = text?.lastIndexOf(header) ?? -1;
+  if (text === undefined || at === -1) return undefined;
+  const end = text.indexOf("\n", at);
+  return end === -1 ? undefined : lastLines(text.slice(end + 1));
 }
 
 /** Reads the owner's messages, one per line, until it closes the connection. */
@@ -80,7 +153,7 @@ function messages(conn: Socket, on: (message: OwnerMessage) => void): Promise<vo
 export interface OwnerPromptOptions {
   readonly paths: OwnerPaths;
   /** Starts the owner (a detached process). */
-  readonly start: () => void;
+  readonly start: () => Promise<StartedOwner>;
   readonly text: string;
   /** `--no-wait`: queue the prompt and return. */
   readonly noWait: boolean;
@@ -103,11 +176,26 @@ export interface OwnerPromptOptions {
 export async function promptThroughOwner(options: OwnerPromptOptions): Promise<number> {
   const { err, out } = options;
   for (let attempt = 0; attempt < 20; attempt++) {
-    const conn = await ownerConnection(options.paths, options.start);
-    if (conn === undefined) {
+    let reached: Reached;
+    try {
+      reached = await ownerConnection(options.paths, options.start);
+    } catch (error) {
+      err.write(
+        `acp-kit: the session's owner could not be started: ${printable(error instanceof Error ? error.message : String(error))}\n`,
+      );
+      return ExitCodes.FAILURE;
+    }
+    if (reached === undefined) {
       err.write("acp-kit: the session's owner did not start.\n");
       return ExitCodes.FAILURE;
     }
+    if (!("conn" in reached)) {
+      // What it said (its error, as a prompt without a session would have said it).
+      const said = await ownerLogSince(options.paths.log, reached.logOffset);
+      err.write(said ?? "acp-kit: the session's owner could not start.\n");
+      return reached.exitCode;
+    }
+    const conn = reached.conn;
     conn.write(
       `${JSON.stringify({
         type: "prompt",
@@ -122,6 +210,8 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
     const got: {
       exitCode?: number;
       sessionId?: string;
+      /** The owner's pid, for its part of the log. */
+      owner?: number;
       ending: boolean;
       queued: boolean;
       resumable: boolean;
@@ -151,6 +241,7 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       if (m.type === "ending") got.ending = true;
       else if (m.type === "queued") {
         got.queued = true;
+        if (typeof m.owner === "number") got.owner = m.owner;
         const ahead = typeof m.ahead === "number" ? m.ahead : 0;
         if (options.noWait) {
           err.write(
@@ -205,8 +296,10 @@ export async function promptThroughOwner(options: OwnerPromptOptions): Promise<n
       return ExitCodes.AGENT_CRASHED;
     }
     if (exitCode === undefined) {
+      const said =
+        got.owner === undefined ? undefined : await ownerLogOf(options.paths.log, got.owner);
       err.write(
-        "acp-kit: the session's owner ended before this prompt finished (it may not have reached the agent).\n",
+        `acp-kit: the session's owner ended before this prompt finished (it may not have reached the agent)${said === undefined ? ".\n" : `; its last words:\n${said}`}`,
       );
       return ExitCodes.AGENT_CRASHED;
     }

@@ -6,6 +6,8 @@
  * @module
  */
 import { spawn } from "node:child_process";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
 import type { PermissionPrompt } from "acp-kit/node";
 import { resolve } from "node:path";
 import { ExitCodes } from "../../exit-codes.js";
@@ -15,12 +17,19 @@ import {
   promptThroughOwner,
   runningOwners,
   statusText,
+  type StartedOwner,
 } from "./owner-client.js";
 import type { PolicyFlags } from "../../policy-flags.js";
 import { defaultStateDir, type SessionRecord } from "../../recent-sessions.js";
 import { printable } from "../../terminal-text.js";
 import { resumeCommand, shellWord, type SessionMemory } from "../../session-memory.js";
-import { DEFAULT_OWNER_IDLE_MS, ownerKey, ownerPaths, type OwnerPaths } from "./session-owner.js";
+import {
+  DEFAULT_OWNER_IDLE_MS,
+  ownerKey,
+  ownerPaths,
+  privateDir,
+  type OwnerPaths,
+} from "./session-owner.js";
 
 /** The flags of `prompt` the owner starts the agent and opens the session with. */
 export interface OwnerFlags {
@@ -99,19 +108,45 @@ export interface ViaOwnerOptions {
   readonly timeoutMs?: number;
 }
 
-/** Starts the owner: this program's `session-owner`, detached, the spec on its stdin. */
-function startOwner(spec: OwnerSpec): void {
+/** The owners' log is cut back to nothing when it has grown past this at a start. */
+const MAX_OWNER_LOG_BYTES = 1024 * 1024;
+
+/**
+ * Starts the owner: this program's `session-owner`, detached, the spec on its stdin, its
+ * stderr appended to the session's log (opened without following a link, in the private
+ * owners' directory).
+ */
+async function startOwner(spec: OwnerSpec, paths: OwnerPaths): Promise<StartedOwner> {
   const script = process.argv[1];
-  if (script === undefined) return;
-  const child = spawn(process.execPath, [...process.execArgv, script, "session-owner"], {
-    cwd: spec.opts.cwd,
-    detached: true,
-    stdio: ["pipe", "ignore", "ignore"],
-  });
-  child.on("error", () => undefined);
-  child.stdin.on("error", () => undefined);
-  child.stdin.end(JSON.stringify(spec));
-  child.unref();
+  if (script === undefined) throw new Error("cannot tell which program to start");
+  await privateDir(paths.dir);
+  const log = await open(
+    paths.log,
+    constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+    0o600,
+  );
+  try {
+    let { size } = await log.stat();
+    if (size > MAX_OWNER_LOG_BYTES) {
+      await log.truncate(0);
+      size = 0;
+    }
+    const child = spawn(process.execPath, [...process.execArgv, script, "session-owner"], {
+      cwd: spec.opts.cwd,
+      detached: true,
+      stdio: ["pipe", "ignore", log.fd],
+    });
+    const exited = new Promise<number | null>((resolve) => {
+      child.on("error", () => resolve(null));
+      child.on("exit", (code) => resolve(code));
+    });
+    child.stdin?.on("error", () => undefined);
+    child.stdin?.end(JSON.stringify(spec));
+    child.unref();
+    return { exited, logOffset: size };
+  } finally {
+    await log.close();
+  }
 }
 
 /** `prompt --session NAME` / `--continue` through the session's owner. */
@@ -119,7 +154,7 @@ export function promptViaOwner(options: ViaOwnerOptions): Promise<number> {
   const { memory, spec } = options;
   return promptThroughOwner({
     paths: pathsOf(spec.key),
-    start: () => startOwner(spec),
+    start: () => startOwner(spec, pathsOf(spec.key)),
     text: options.text,
     noWait: options.noWait,
     flags: {

@@ -52,6 +52,11 @@ export interface OwnerPaths {
   readonly queue: string;
   /** What `acp-kit status` lists: the session, agent, directory and the owner's pid. */
   readonly info: string;
+  /**
+   * The owners' stderr (0600), appended to by each owner of the session: what a caller
+   * quotes when the owner could not start or ended before its prompt finished.
+   */
+  readonly log: string;
 }
 
 /** The default idle time of an owner: 10 minutes. */
@@ -74,6 +79,7 @@ export function ownerPaths(stateDir: string, key: string, tmp = "/tmp"): OwnerPa
     lock: join(dir, `${hash}.lock`),
     queue: join(dir, `${hash}.queue.json`),
     info: join(dir, `${hash}.json`),
+    log: join(dir, `${hash}.log`),
   };
 }
 
@@ -112,6 +118,11 @@ export function alive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/** The line each owner starts its part of the log with (its pid, then the time). */
+export function ownerLogHeader(pid: number): string {
+  return `acp-kit session owner ${pid} started `;
 }
 
 /** A message from a caller (checked field by field where it is used). */
@@ -228,6 +239,8 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
   const { paths, memory } = options;
   await privateDir(paths.dir);
   if (!(await takeLock(paths))) return;
+  // Where this owner's part of the log begins (see `ownerLogSince`).
+  process.stderr.write(`${ownerLogHeader(process.pid)}${new Date().toISOString()}\n`);
   // Prompts a previous owner did not finish: reported to the first caller.
   const leftover = await readQueue(paths.queue);
   await rm(paths.socket, { force: true });
@@ -344,23 +357,6 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
   };
 
   const server: Server = createServer((conn) => serve(conn));
-  const listening = new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(paths.socket, () => resolve());
-  });
-  await listening;
-  await chmod(paths.socket, 0o600);
-  await writeFile(
-    paths.info,
-    JSON.stringify({
-      pid: process.pid,
-      agent: memory.agent,
-      cwd: memory.cwd,
-      ...(options.name === undefined ? {} : { name: options.name }),
-      socket: paths.socket,
-    }),
-    { mode: 0o600 },
-  );
 
   let started: Promise<void> | undefined;
   let startFailure: { exitCode: number; message: string } | undefined;
@@ -382,6 +378,9 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     await rm(paths.lock, { force: true });
     finished();
   };
+
+  /** Read through a call: the checks after an await see what the callbacks set. */
+  const isEnding = (): boolean => ending;
 
   const idle = (): void => {
     if (idleTimer !== undefined) clearTimeout(idleTimer);
@@ -461,7 +460,11 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     idleTimer = undefined;
     queue.push(entry);
     void saveQueue();
-    send(caller, { type: "queued", ahead: queue.length - 1 + (running === undefined ? 0 : 1) });
+    send(caller, {
+      type: "queued",
+      ahead: queue.length - 1 + (running === undefined ? 0 : 1),
+      owner: process.pid,
+    });
     if (leftover.length > 0) {
       const lost = leftover.splice(0, leftover.length);
       send(caller, {
@@ -606,7 +609,27 @@ export async function runSessionOwner(options: OwnerOptions): Promise<void> {
     }
   });
   // The call that started the owner connects at once; one that went away leaves it idle.
+  // Armed before the socket listens: a prompt that comes in while the owner is still
+  // writing its description then clears it (armed after, it ended the owner mid-turn).
   idleTimer = setTimeout(() => void end(), Math.max(options.idleMs, 30_000));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(paths.socket, () => resolve());
+  });
+  await chmod(paths.socket, 0o600);
+  await writeFile(
+    paths.info,
+    JSON.stringify({
+      pid: process.pid,
+      agent: memory.agent,
+      cwd: memory.cwd,
+      ...(options.name === undefined ? {} : { name: options.name }),
+      socket: paths.socket,
+    }),
+    { mode: 0o600 },
+  );
+  // Its turn may already be over (an owner that ends at once): no description left behind.
+  if (isEnding()) await rm(paths.info, { force: true });
   await done;
 }
 
