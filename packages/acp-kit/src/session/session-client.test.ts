@@ -195,7 +195,13 @@ describe("SessionClient keeps the state in step", () => {
     const { sessions, calls } = await initialized({
       newSession: () => ({
         sessionId: "s1",
-        modes: { currentModeId: "a", availableModes: [{ id: "a", name: "A" }] },
+        modes: {
+          currentModeId: "a",
+          availableModes: [
+            { id: "a", name: "A" },
+            { id: "b", name: "B" },
+          ],
+        },
         configOptions: [select("agent-mode", "mode", "a")],
       }),
       setSessionConfigOption: (params) => {
@@ -210,6 +216,8 @@ describe("SessionClient keeps the state in step", () => {
     expect(calls).not.toContain("setSessionMode");
     expect(seen).toEqual([{ sessionId: "s1", configId: "agent-mode", value: "b" }]);
     expect(sessions.store.get("s1")?.configOptions?.[0]?.currentValue).toBe("b");
+    // The session's modes show the same setting (they kept "a" before).
+    expect(sessions.store.get("s1")?.currentModeId).toBe("b");
   });
 
   it("names the MCP servers the agent does not take, by its mcpCapabilities", async () => {

@@ -387,6 +387,17 @@ export class SessionClient {
     const configId = sessionSetting(this.store.get(sessionId), "mode")?.configId;
     if (configId !== undefined) {
       await this.setConfigOption(sessionId, configId, modeId);
+      // A session that offers modes too shows the same setting there: it follows.
+      const state = this.store.get(sessionId);
+      if (
+        state?.currentModeId !== modeId &&
+        state?.availableModes?.some((mode) => mode.id === modeId) === true
+      ) {
+        this.store.apply({
+          sessionId,
+          update: { sessionUpdate: "current_mode_update", currentModeId: modeId },
+        });
+      }
       return;
     }
     const params: schema.SetSessionModeRequest = { sessionId, modeId };
