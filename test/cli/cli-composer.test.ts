@@ -81,6 +81,24 @@ async function waitForBlock(sessionsFile: string, match: (block: unknown) => boo
   );
 }
 
+/** Resolves once `condition` holds (checked every 50 ms; fails after 20 s). */
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; !condition(); i++) {
+    if (i >= 400) throw new Error("timed out waiting for a condition");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Whether a process runs (a zombie, ended but not yet reaped, does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 const textBlock = (text: string) => (block: unknown) =>
   typeof block === "object" &&
   block !== null &&
@@ -159,6 +177,29 @@ describe("acp-kit run: the composer", { timeout: 60_000 }, () => {
     t.send("after the command");
     await waitForBlock(w.sessionsFile, textBlock("after the command"));
     expect(JSON.stringify(receivedPrompts(w.sessionsFile))).not.toContain("ls;");
+  });
+
+  it("Ctrl-C stops a !command; leaving ends the ones still running", async () => {
+    const w = workspace();
+    const t = w.run();
+    await t.waitFor("CLI test agent 1.2.3");
+    t.send("!echo $$ > first.pid; sleep 303; echo never");
+    await t.waitFor("Running !echo $$ > first.pid; sleep 303; echo never… (Ctrl-C stops it)");
+    t.keys("C-c");
+    await t.waitFor("(stopped)");
+    expect(t.screen()).not.toMatch(/^never$/m);
+    expect(t.screen()).not.toContain("Running !");
+    // Another key: the next Ctrl-C starts over (it arms, it does not exit).
+    t.send("!echo $$ > second.pid; sleep 304");
+    await t.waitFor("Running !echo $$ > second.pid");
+    const pidFile = join(w.project, "second.pid");
+    await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"));
+    const shell = Number(readFileSync(pidFile, "utf8"));
+    expect(running(shell)).toBe(true);
+    t.keys("C-c", "C-c");
+    await t.waitFor("[exited 0]");
+    // The view has left: its !command did not outlive it (it ran on before).
+    await until(() => !running(shell));
   });
 
   it("Ctrl-R finds a prompt sent here in an earlier run; Esc goes back; ↑ recalls too", async () => {

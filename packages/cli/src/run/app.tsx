@@ -37,7 +37,7 @@ import { InputLine } from "./input-line.js";
 import { Composer, DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE } from "./composer.js";
 import { listFiles, promptBlocks } from "./mentions.js";
 import { fileHistory } from "./prompt-history.js";
-import { runShell, shellText } from "./shell.js";
+import { runShell, shellText, type RunningShell } from "./shell.js";
 import { routeInput, runsAlone } from "./input-route.js";
 import { KeyRouter, useKeys } from "./keys.js";
 import { Markdown } from "./markdown.js";
@@ -442,6 +442,9 @@ export function App({
     if (drawnLeaving) app.exit();
   });
 
+  /** The `!command`s running (Ctrl-C stops them when no turn runs). */
+  const shells = useRef(new Set<RunningShell>());
+
   /** `!command`: run locally, its output shown in the transcript (never sent to the agent). */
   const shell = (command: string): void => {
     if (command === "") {
@@ -452,9 +455,12 @@ export function App({
       return;
     }
     // Said above the status line while it runs (its output comes when it ends).
-    const running = `Running !${command.split("\n")[0] ?? ""}…`;
+    const running = `Running !${command.split("\n")[0] ?? ""}… (Ctrl-C stops it)`;
     composer.setHint(running);
-    void runShell(command, cwd).then((result) => {
+    const started = runShell(command, cwd);
+    shells.current.add(started);
+    void started.result.then((result) => {
+      shells.current.delete(started);
       if (composer.hint === running) composer.setHint(undefined);
       ui.notify("info", shellText(command, result));
     });
@@ -586,8 +592,9 @@ export function App({
   });
 
   const interrupt = (): void => {
-    const action = composer.interrupt(phase);
+    const action = composer.interrupt(phase, shells.current.size > 0);
     if (action === "cancel-turn") void controller.cancel();
+    else if (action === "stop-shell") for (const running of shells.current) void running.stop();
     else if (action === "quit") quit();
   };
 

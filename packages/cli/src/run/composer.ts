@@ -66,7 +66,7 @@ export interface HistorySearch {
 }
 
 /** What a Ctrl-C did. */
-export type InterruptAction = "cancel-turn" | "armed" | "quit";
+export type InterruptAction = "cancel-turn" | "stop-shell" | "armed" | "quit";
 
 /** What an Esc did. */
 export type EscapeAction = "queue-cleared" | "cancel-turn" | "none";
@@ -358,14 +358,20 @@ export class Composer extends ViewState {
   }
 
   /**
-   * A Ctrl-C: the first cancels the running turn (or, with none, says that a second one
-   * exits); the second in a row exits.
+   * A Ctrl-C: the first cancels the running turn (with none, stops the `!command`s
+   * running; with none of those either, says that a second one exits); the second in a
+   * row exits.
    */
-  interrupt(phase: ControllerPhase): InterruptAction {
+  interrupt(phase: ControllerPhase, shellRunning = false): InterruptAction {
     if (phase === "prompting" && this.interrupts === 0) {
       this.interrupts = 1;
       this.setHint("Cancelling the turn… (Ctrl-C again to exit)");
       return "cancel-turn";
+    }
+    if (shellRunning && this.interrupts === 0) {
+      this.interrupts = 1;
+      this.setHint("Stopping the shell command… (Ctrl-C again to exit)");
+      return "stop-shell";
     }
     if (this.interrupts === 0 && phase !== "exited") {
       this.interrupts = 1;

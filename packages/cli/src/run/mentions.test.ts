@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -124,14 +124,43 @@ describe("prompt history in a file", () => {
   });
 });
 
+/** Whether a process runs (a zombie, ended but not yet reaped, does not). */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 describe("!command", () => {
   it("runs in the directory given and collects stdout and stderr", async () => {
     const dir = project();
-    const result = await runShell("ls; echo oops >&2; exit 4", dir);
+    const result = await runShell("ls; echo oops >&2; exit 4", dir).result;
     expect(result.code).toBe(4);
     expect(result.output).toContain("README.md");
     expect(result.output).toContain("oops");
     expect(shellText("x", result)).toMatch(/^! x\n[\s\S]*README\.md[\s\S]*\(exit 4\)$/);
+  });
+
+  it("stop ends the command and what it started in the background", async () => {
+    const dir = project();
+    const shell = runShell("sleep 301 & echo $! > bg.pid; echo started; sleep 302", dir);
+    const pidFile = join(dir, "bg.pid");
+    for (let i = 0; i < 2000 && !existsSync(pidFile); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const background = Number(readFileSync(pidFile, "utf8"));
+    expect(background).toBeGreaterThan(0);
+    expect(running(background)).toBe(true);
+    await shell.stop();
+    const result = await shell.result;
+    expect(result.stopped).toBe(true);
+    expect(shellText("sleep", result)).toMatch(/\(stopped\)$/);
+    // Nothing of its group runs once stop() has resolved (the background sleep was left
+    // running when only the shell was killed).
+    expect(running(background)).toBe(false);
   });
 
   it("shows the last lines of a long output and says how many are left out", () => {
