@@ -28,7 +28,7 @@ import {
 } from "acp-kit";
 import type { AgentController, AgentEnd } from "../controller.js";
 import { failureText } from "../exit-codes.js";
-import { cycleMode, runClientCommand } from "./commands.js";
+import { cycleMode, runClientCommand } from "./slash-commands.js";
 import { Clamped } from "./clamped.js";
 import { CommandPicker, immediatePicker } from "./command-picker.js";
 import { LoginBox, loginMethods } from "./login-box.js";

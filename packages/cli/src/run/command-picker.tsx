@@ -9,7 +9,7 @@ import { Text } from "ink";
 import { useEffect, useState, type ReactNode } from "react";
 import type { AgentController } from "../controller.js";
 import { failureText } from "../exit-codes.js";
-import { runClientCommand } from "./commands.js";
+import { runClientCommand } from "./slash-commands.js";
 import { OptionPicker, type PickerSpec } from "./option-picker.js";
 import { settingPicker, sessionsPicker, type PickerCommand } from "./pickers.js";
 import type { UiModel } from "./ui-model.js";

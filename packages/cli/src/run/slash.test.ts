@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentController } from "../controller.js";
-import { runClientCommand } from "./commands.js";
+import { runClientCommand } from "./slash-commands.js";
 import { allCommands, completeLine, oneLine, valueCompletions } from "./slash.js";
 import { UiModel } from "./ui-model.js";
 
