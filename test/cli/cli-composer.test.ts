@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { testTempDir } from "../support/temp-dir.js";
 import { hasTmux, shellQuote, TmuxSession } from "../support/tmux.js";
+import { processRunning } from "../support/processes.js";
 
 const repoRoot = new URL("../../", import.meta.url).pathname;
 const cli = join(repoRoot, "packages", "cli", "dist", "cli.js");
@@ -86,16 +87,6 @@ async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; !condition(); i++) {
     if (i >= 400) throw new Error("timed out waiting for a condition");
     await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-/** Whether a process runs (a zombie, ended but not yet reaped, does not). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
   }
 }
 
@@ -195,11 +186,11 @@ describe("acp-kit run: the composer", { timeout: 60_000 }, () => {
     const pidFile = join(w.project, "second.pid");
     await until(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"));
     const shell = Number(readFileSync(pidFile, "utf8"));
-    expect(running(shell)).toBe(true);
+    expect(processRunning(shell)).toBe(true);
     t.keys("C-c", "C-c");
     await t.waitFor("[exited 0]");
     // The view has left: its !command did not outlive it (it ran on before).
-    await until(() => !running(shell));
+    await until(() => !processRunning(shell));
   });
 
   it("Ctrl-R finds a prompt sent here in an earlier run; Esc goes back; ↑ recalls too", async () => {

@@ -3,7 +3,7 @@
  * of the remote-agent fixture on a free loopback port, and what the tests look at.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -86,20 +86,8 @@ export function runCli(
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  // A zombie is dead, only not yet reaped.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return !stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-  } catch {
-    return false;
-  }
-}
+/** True while `pid` runs (a zombie does not). */
+export { processRunning as alive } from "../support/processes.js";
 
 /** Polls `predicate` until it holds, at most `ms` (a safety bound, not a timing assertion). */
 export async function waitFor(predicate: () => boolean, ms = 15_000): Promise<boolean> {

@@ -5,13 +5,13 @@
  * asserted here with a generous margin), quoting the stderr lines written before the death,
  * however long the kill grace is. Real processes: `fixtures/dying-agent.mjs`.
  */
-import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { ConnectionError } from "../../packages/acp-kit/src/index.js";
 import { AgentExitError } from "../../packages/acp-kit/src/node/spawn/errors.js";
 import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/spawn/agent.js";
+import { processRunning } from "../support/processes.js";
 
 const dyingAgent = fileURLToPath(new URL("./fixtures/dying-agent.mjs", import.meta.url));
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -31,22 +31,6 @@ afterEach(() => {
     }
   }
 });
-
-/** True while `pid` runs (a zombie, exited but not reaped, does not count). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-    return state !== "Z" && state !== "X";
-  } catch {
-    return process.platform !== "linux";
-  }
-}
 
 async function settleAfterDeath(
   hold: "stderr" | "both",
@@ -100,7 +84,7 @@ describe.skipIf(process.platform === "win32")("settling after the agent dies", (
           process.kill(-agent.pid, "SIGKILL");
         }
         await agent.close();
-        expect(running(helperPid)).toBe(false);
+        expect(processRunning(helperPid)).toBe(false);
       }, 20_000);
     }
   }

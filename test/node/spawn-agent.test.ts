@@ -23,6 +23,7 @@ import {
 import { spawnAgent, type SpawnedAgent } from "../../packages/acp-kit/src/node/spawn/agent.js";
 import type { SpawnAgentOptions } from "../../packages/acp-kit/src/node/spawn/options.js";
 import { StderrRing } from "../../packages/acp-kit/src/node/spawn/stderr-ring.js";
+import { processRunning } from "../support/processes.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const rawAgent = fileURLToPath(new URL("./fixtures/spawn-raw-agent.js", import.meta.url));
@@ -84,22 +85,6 @@ async function waitFor(condition: () => boolean, ms: number, what: string): Prom
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** True while `pid` runs: exists and is not a zombie (this machine's init may not reap). */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
-    return state !== "Z" && state !== "X";
-  } catch {
-    return false;
   }
 }
 
@@ -213,7 +198,7 @@ describe("spawnAgent: talking to the agent", () => {
       await within(agent.initialize(), 20_000, "initialize");
     }
     expect(kept.exitStatus).toBeDefined();
-    expect(alive(kept.pid)).toBe(false);
+    expect(processRunning(kept.pid)).toBe(false);
   });
 
   it("passes env merged over process.env, or alone with inheritEnv: false, and cwd", async () => {
@@ -532,7 +517,7 @@ describe("spawnAgent: startup errors", () => {
     expect((error as Error).message).toContain("  | booting...");
     expect((error as Error).cause).toBeInstanceOf(ConnectionError);
     await within(agent.close(), 20_000, "close");
-    expect(alive(agent.pid)).toBe(false);
+    expect(processRunning(agent.pid)).toBe(false);
   });
 
   it("uses initializeTimeoutMs as the default time limit", async () => {
@@ -561,9 +546,9 @@ describe("spawnAgent: no process is left behind", () => {
     await waitFor(() => grandchildren.length === 1, 10_000, "the grandchild");
     const pids = [agent.pid, ...launched, ...grandchildren];
     expect(pids).toHaveLength(3);
-    for (const pid of pids) expect(alive(pid)).toBe(true);
+    for (const pid of pids) expect(processRunning(pid)).toBe(true);
     await within(agent.close(), 20_000, "close");
-    await waitFor(() => pids.every((pid) => !alive(pid)), 10_000, "every process to end");
+    await waitFor(() => pids.every((pid) => !processRunning(pid)), 10_000, "every process to end");
   });
 
   it("kills the started agent when the client factory throws", async () => {
@@ -574,7 +559,7 @@ describe("spawnAgent: no process is left behind", () => {
         .filter((entry) => {
           try {
             const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
-            return cmdline === `sleep\0${marker}\0` && alive(Number(entry));
+            return cmdline === `sleep\0${marker}\0` && processRunning(Number(entry));
           } catch {
             return false;
           }
@@ -601,7 +586,7 @@ describe("spawnAgent: no process is left behind", () => {
     const { agent, grandchild } = await startShell(STUBBORN, { killGraceMs: 300 });
     const exit = await within(agent.close(), 20_000, "close");
     expect(exit).toEqual({ code: null, signal: "SIGKILL" });
-    await waitFor(() => !alive(grandchild), 10_000, "the grandchild to end");
+    await waitFor(() => !processRunning(grandchild), 10_000, "the grandchild to end");
   });
 
   it("ends what a crashed agent left in its group", async () => {
@@ -621,7 +606,11 @@ describe("spawnAgent: no process is left behind", () => {
     );
     expectClosedByExit(error, { code: 2 });
     expect(grandchildren).toHaveLength(1);
-    await waitFor(() => grandchildren.every((pid) => !alive(pid)), 10_000, "the grandchild to end");
+    await waitFor(
+      () => grandchildren.every((pid) => !processRunning(pid)),
+      10_000,
+      "the grandchild to end",
+    );
   });
 
   it("100 start/close cycles of a wrapper with a grandchild leave no survivor", async () => {
@@ -641,7 +630,7 @@ describe("spawnAgent: no process is left behind", () => {
       }),
     );
     expect(groups.size).toBe(100);
-    await waitFor(() => pids.every((pid) => !alive(pid)), 10_000, "every process to end");
+    await waitFor(() => pids.every((pid) => !processRunning(pid)), 10_000, "every process to end");
     expect(groupMembers(groups)).toEqual([]);
   }, 60_000);
 
@@ -663,7 +652,11 @@ describe("spawnAgent: no process is left behind", () => {
       expect(exit, stderr).toBe(mode === "exit" ? 0 : 1);
       const { leader, grandchild } = JSON.parse(stdout) as { leader: number; grandchild: number };
       if (mode === "throw") expect(stderr).toContain("deliberate uncaught error");
-      await waitFor(() => !alive(leader) && !alive(grandchild), 10_000, "the agent's group to end");
+      await waitFor(
+        () => !processRunning(leader) && !processRunning(grandchild),
+        10_000,
+        "the agent's group to end",
+      );
     });
   }
 });

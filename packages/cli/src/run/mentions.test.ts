@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { listFiles, matchFiles, mentionAt, mentionedFiles, promptBlocks } from "./mentions.js";
 import { fileHistory } from "./prompt-history.js";
 import { runShell, shellText } from "./shell.js";
+import { processRunning } from "../../../../test/support/processes.js";
 
 const dirs: string[] = [];
 function project(): string {
@@ -124,16 +125,6 @@ describe("prompt history in a file", () => {
   });
 });
 
-/** Whether a process runs (a zombie, ended but not yet reaped, does not). */
-function running(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
 describe("!command", () => {
   it("runs in the directory given and collects stdout and stderr", async () => {
     const dir = project();
@@ -153,14 +144,14 @@ describe("!command", () => {
     }
     const background = Number(readFileSync(pidFile, "utf8"));
     expect(background).toBeGreaterThan(0);
-    expect(running(background)).toBe(true);
+    expect(processRunning(background)).toBe(true);
     await shell.stop();
     const result = await shell.result;
     expect(result.stopped).toBe(true);
     expect(shellText("sleep", result)).toMatch(/\(stopped\)$/);
     // Nothing of its group runs once stop() has resolved (the background sleep was left
     // running when only the shell was killed).
-    expect(running(background)).toBe(false);
+    expect(processRunning(background)).toBe(false);
   });
 
   it("shows the last lines of a long output and says how many are left out", () => {
