@@ -38,14 +38,14 @@ function workspace(options: { embedded?: boolean } = {}) {
   const sessionsFile = join(dir, "agent-sessions.json");
   const state = join(dir, "state");
   /** Starts `acp-kit run` against the scripted agent in the project. */
-  const run = (): TmuxSession => {
+  const run = (env: Record<string, string> = {}): TmuxSession => {
     const agent = [process.execPath, scriptedAgent, "--sessions-file", sessionsFile, scenarioCopy];
     const line = [process.execPath, cli, "run", "--", ...agent].map(shellQuote).join(" ");
     const session = TmuxSession.start(line, {
       cwd: project,
       width: 100,
       height: 40,
-      env: { ACP_KIT_STATE_DIR: state },
+      env: { ACP_KIT_STATE_DIR: state, ...env },
     });
     sessions.push(session);
     return session;
@@ -191,6 +191,29 @@ describe("acp-kit run: the composer", { timeout: 60_000 }, () => {
     await t.waitFor("[exited 0]");
     // The view has left: its !command did not outlive it (it ran on before).
     await until(() => !processRunning(shell));
+  });
+
+  it("Ctrl-G edits the text in $EDITOR: what it saves is the text; a failing editor changes nothing", async () => {
+    const w = workspace();
+    // An editor that adds to the file (or fails while a file named fail is here).
+    const editor = join(w.project, "..", "editor.sh");
+    writeFileSync(
+      editor,
+      "#!/bin/sh\nif [ -f fail ]; then exit 1; fi\nprintf ' and the editor\\n' >> \"$1\"\n",
+      { mode: 0o755 },
+    );
+    const t = w.run({ EDITOR: editor, VISUAL: "" });
+    await t.waitFor("CLI test agent 1.2.3");
+    t.type("draft");
+    await t.waitFor(/› draft/);
+    t.keys("C-g");
+    await t.waitFor(/› draft and the editor/);
+    writeFileSync(join(w.project, "fail"), "");
+    t.keys("C-g");
+    await t.waitFor("exited with code 1: the text is unchanged.");
+    expect(t.screen()).toMatch(/› draft and the editor/);
+    t.keys("Enter");
+    await waitForBlock(w.sessionsFile, textBlock("draft and the editor"));
   });
 
   it("Ctrl-R finds a prompt sent here in an earlier run; Esc goes back; ↑ recalls too", async () => {

@@ -6,7 +6,16 @@
  *
  * @module
  */
-import { Box, measureElement, Static, Text, useApp, useStdout, type DOMElement } from "ink";
+import {
+  Box,
+  measureElement,
+  Static,
+  Text,
+  useApp,
+  useStdin,
+  useStdout,
+  type DOMElement,
+} from "ink";
 import Spinner from "ink-spinner";
 import {
   useCallback,
@@ -34,10 +43,16 @@ import { CommandPicker, immediatePicker } from "./command-picker.js";
 import { LoginBox, loginMethods } from "./login-box.js";
 import { completionValues, type PickerCommand } from "./pickers.js";
 import { InputLine } from "./input-line.js";
-import { Composer, DISABLE_BRACKETED_PASTE, ENABLE_BRACKETED_PASTE } from "./composer.js";
+import {
+  Composer,
+  DISABLE_BRACKETED_PASTE,
+  ENABLE_BRACKETED_PASTE,
+  HIDE_CURSOR,
+} from "./composer.js";
 import { listFiles, promptBlocks } from "./mentions.js";
 import { fileHistory } from "./prompt-history.js";
 import { runShell, shellText, type RunningShell } from "./shell.js";
+import { editInEditor, type EditorOutcome } from "./external-editor.js";
 import { routeInput, runsAlone } from "./input-route.js";
 import { KeyRouter, useKeys } from "./keys.js";
 import { Markdown } from "./markdown.js";
@@ -358,6 +373,7 @@ export function App({
   useStoreByFrame(ui.subscribe, ui.snapshot, () => ui.leaving);
   const app = useApp();
   const { stdout } = useStdout();
+  const { stdin } = useStdin();
   useTerminalSize(stdout);
   useToolOutputKey(ui, controller.sessions);
   const columns = stdout.columns || 80;
@@ -441,6 +457,26 @@ export function App({
   useEffect(() => {
     if (drawnLeaving) app.exit();
   });
+
+  /**
+   * Ctrl-G: the text being written, in the user's editor. The editor gets the terminal as
+   * a shell would give it (not in raw mode); the view waits, then takes the keys back and
+   * turns on again what the editor may have turned off (bracketed paste, the hidden cursor).
+   */
+  const openEditor = (): void => {
+    const tty = stdin;
+    const raw = tty.isTTY && tty.isRaw;
+    if (raw) tty.setRawMode(false);
+    let outcome: EditorOutcome;
+    try {
+      outcome = editInEditor(composer.line.text);
+    } finally {
+      if (raw) tty.setRawMode(true);
+      if (stdout.isTTY) stdout.write(`${ENABLE_BRACKETED_PASTE}${HIDE_CURSOR}`);
+    }
+    if ("text" in outcome) composer.replaceText(outcome.text);
+    else ui.notify("error", outcome.problem);
+  };
 
   /** The `!command`s running (Ctrl-C stops them when no turn runs). */
   const shells = useRef(new Set<RunningShell>());
@@ -624,6 +660,10 @@ export function App({
     }
     if (key.tab && key.shift && !askingAtRender && controller.phase === "ready") {
       void cycleMode(controller, ui);
+      return;
+    }
+    if (key.ctrl && input === "g" && !askingAtRender && composer.search === undefined) {
+      openEditor();
       return;
     }
     if (key.ctrl && input === "t") {

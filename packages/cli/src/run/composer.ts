@@ -27,6 +27,8 @@ import { ViewState } from "../view-state.js";
 export const ENABLE_BRACKETED_PASTE = "\u001b[?2004h";
 /** Turns bracketed paste off again (on leaving). */
 export const DISABLE_BRACKETED_PASTE = "\u001b[?2004l";
+/** What hides the cursor (Ink draws its own; an editor run meanwhile may have shown it). */
+export const HIDE_CURSOR = "\u001b[?25l";
 
 /** A key as the composer needs it: Ink's key flags (those used), and a paste's marks. */
 export interface ComposerKey extends KeyPress {
@@ -167,7 +169,7 @@ export class Composer extends ViewState {
     if (input.length > 1 && !isText(input) && (this.bracketedPaste || !isPaste(input))) {
       return splitKeys(input).flatMap(([text, press]) => this.key(text, press, context));
     }
-    if (key.ctrl === true && (input === "c" || input === "t")) return [];
+    if (key.ctrl === true && (input === "c" || input === "t" || input === "g")) return [];
     if (key.tab === true && key.shift === true) return [];
     if (this.search !== undefined) {
       this.searchKey(input, key);
@@ -189,6 +191,13 @@ export class Composer extends ViewState {
     if (submit === undefined) return [];
     this.history.add(submit);
     return [submit];
+  }
+
+  /** Replaces the text being written (the cursor at its end), as the editor left it. */
+  replaceText(text: string): void {
+    this.search = undefined;
+    this.mentionCycle = undefined;
+    this.setLine({ text, cursor: text.length, back: 0, draft: "" });
   }
 
   private setLine(line: LineState): void {

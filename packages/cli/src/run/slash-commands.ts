@@ -226,7 +226,7 @@ function help(controller: AgentController, ui: UiModel): void {
       ...lines,
       "",
       "/mode, /model and /sessions alone open a picker (↑↓ move · Enter choose · Esc leave); Tab after them completes their values.",
-      "Keys: Enter send (during a turn: queue) · \\ Enter or Shift-Enter new line · Tab complete · ↑↓ history · Ctrl-R search history · Esc cancel the turn (with prompts queued: clear the queue) · Shift-Tab next mode · Ctrl-C cancel (twice: exit) · Ctrl-T thoughts · Ctrl-O tool output · @file mention a file · !command run it here",
+      "Keys: Enter send (during a turn: queue) · \\ Enter or Shift-Enter new line · Tab complete · ↑↓ history · Ctrl-R search history · Ctrl-G edit in $EDITOR · Esc cancel the turn (with prompts queued: clear the queue) · Shift-Tab next mode · Ctrl-C cancel (twice: exit) · Ctrl-T thoughts · Ctrl-O tool output · @file mention a file · !command run it here",
     ].join("\n"),
   );
 }
