@@ -236,6 +236,16 @@ describe("acp-kit run (live view)", () => {
     expect(existsSync(marker)).toBe(true);
     t.send("hi");
     await t.waitFor("Hello, logged-in user.");
+    // A second login mid-session (its command fails): the view comes back without printing
+    // the transcript again (it did after each terminal login).
+    t.send("/login");
+    await t.waitFor("Log in to the agent. Choose a method:");
+    t.keys("Enter");
+    await t.waitFor(/Token for the login agent: $/m);
+    t.send("wrong");
+    const after = await t.waitFor("The login command ended with code 1");
+    expect(after.split("Hello, logged-in user.")).toHaveLength(2);
+    expect(after.split("agent restarted.")).toHaveLength(2);
   });
 
   it("logs in with an agent method (authenticate), then opens the session", async () => {

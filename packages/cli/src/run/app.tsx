@@ -708,6 +708,14 @@ export function App({
     const { height } = measureElement(bottom.current);
     if (height !== bottomRows) setBottomRows(height);
   });
+  // The transcript this mount prints: what an earlier mount of the view printed stays as it
+  // is on the screen (Ink's Static starts from the first item on each mount: the whole
+  // transcript came again after each terminal login).
+  const printedBefore = useRef(ui.printedEntries).current;
+  const unprinted = printedBefore === 0 ? ui.transcript : ui.transcript.slice(printedBefore);
+  useLayoutEffect(() => {
+    ui.printedEntries = printedBefore + unprinted.length;
+  });
   const showLivePlan = phase === "prompting" && state?.plan != null && state.plan.length > 0;
   // The live area must stay shorter than the screen (see `Clamped`): Ink redraws
   // everything once its output is as tall as the screen, so keep a row spare, and one for
@@ -729,7 +737,7 @@ export function App({
       phase === "starting");
   return (
     <Box flexDirection="column">
-      <Static items={ui.transcript}>
+      <Static items={unprinted}>
         {(entry) => (
           // Static output is laid out on its own: give it the terminal's width to wrap at.
           <Box key={entry.key} flexDirection="column" width={columns}>

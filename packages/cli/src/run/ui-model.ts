@@ -58,6 +58,12 @@ export class UiModel extends ViewState {
   questions: PendingQuestion[] = [];
   /** What has been printed above the live area (append-only). */
   transcript: TranscriptEntry[] = [];
+  /**
+   * How many {@link UiModel.transcript} entries a view has printed, over every time it was
+   * mounted (a terminal login unmounts it for a while): a view mounted again prints only
+   * the entries after these.
+   */
+  printedEntries = 0;
   /** How many thread items of each session are in the transcript. */
   private readonly settled = new Map<string, number>();
   /** The plan printed last for each session (its {@link planKey}), so that an unchanged one is not repeated. */
