@@ -248,6 +248,29 @@ describe("acp-kit run (live view)", () => {
     expect(after.split("agent restarted.")).toHaveLength(2);
   });
 
+  it("a login that expires during a turn: after the terminal login, the text being written is still there", async () => {
+    const marker = join(testTempDir("acp-kit-login-"), "logged-in");
+    writeFileSync(marker, "logged in\n");
+    const t = start(
+      `run -- ${shellQuote(process.execPath)} ${shellQuote(fixture("login-agent.mjs"))} ${shellQuote(marker)}`,
+    );
+    await t.waitFor("login-agent 2.0.0");
+    t.send("expire");
+    await t.waitFor("Working…");
+    t.type("my draft");
+    await t.waitFor(/› my draft/);
+    writeFileSync(`${marker}.go`, "");
+    await t.waitFor("❯ 1. Log in with a token (runs a login command here)");
+    t.keys("Enter");
+    await t.waitFor(/Token for the login agent: $/m);
+    t.send("open sesame");
+    await t.waitFor("Logged in (Log in with a token); agent restarted.");
+    // The view mounted again goes on with the same text (a new view started empty).
+    await t.waitFor(/› my draft/);
+    t.keys("Enter");
+    await t.waitFor(/› my draft\n+Hello, logged-in user\./);
+  });
+
   it("logs in with an agent method (authenticate), then opens the session", async () => {
     const t = runScenario("auth-scenario.json");
     await t.waitFor("❯ 1. Use a token");

@@ -306,6 +306,19 @@ function ExitedView({ controller }: { controller: AgentController }): ReactNode 
   );
 }
 
+/** The composer of each view's model (see `LiveView`). */
+const composers = new WeakMap<UiModel, Composer>();
+
+/** The composer of this view's model, made the first time. */
+function composerOf(ui: UiModel, cwd: string, bracketedPaste: boolean): Composer {
+  let composer = composers.get(ui);
+  if (composer === undefined) {
+    composer = newComposer(cwd, bracketedPaste);
+    composers.set(ui, composer);
+  }
+  return composer;
+}
+
 /** "N queued prompts dropped" after `separator`, or nothing for none. */
 function droppedText(count: number, separator: string): string {
   if (count === 0) return "";
@@ -379,8 +392,9 @@ export function App({
   const columns = stdout.columns || 80;
   // The text being written, the queue, and what Ctrl-C and Esc mean (see composer.ts): it
   // changes at once, as keys come faster than renders; it is drawn as it is.
-  const ownComposer = useRef<Composer | undefined>(undefined);
-  const composer = (ownComposer.current ??= newComposer(cwd, stdout.isTTY));
+  // One per UiModel, not per mount: a view mounted again after a terminal login goes on
+  // with the text being written and the prompts queued (a new one dropped them).
+  const composer = composerOf(ui, cwd, stdout.isTTY);
   useSyncExternalStore(composer.subscribe, composer.snapshot);
   // What the first Ctrl-C did and what a second would do, above the status line while
   // the count stands (it is about now, not part of the transcript).
