@@ -407,11 +407,7 @@ const MAX_REQUESTS = 1000;
  * Writes `events` as one SSE answer. With `held`, only the events up to and including the
  * first text delta are written and the answer stays open (see {@link HELD_TURN_MARKER}).
  */
-function sse(
-  res: ServerResponse,
-  events: readonly { event: string; data: unknown }[],
-  held = false,
-): void {
+function sse(res: ServerResponse, events: readonly SseEvent[], held = false): void {
   res.writeHead(200, {
     "content-type": "text/event-stream",
     "cache-control": "no-cache",
@@ -429,36 +425,47 @@ function heldPrefix<T extends { event: string }>(events: readonly T[]): T[] {
   return events.slice(0, first + 1);
 }
 
-/** The OpenAI Responses API events of a response without output. */
-function emptyResponseEvents(id: string): { event: string; data: unknown }[] {
+/** One event of a fake model's SSE answer. */
+type SseEvent = { event: string; data: unknown };
+
+/** An OpenAI Responses API event: its `type` is also the SSE event name. */
+function responsesEvent(type: string, fields: Record<string, unknown>): SseEvent {
+  return { event: type, data: { type, ...fields } };
+}
+
+/**
+ * An OpenAI Responses API answer: `response.created`, then `middle`, then
+ * `response.completed` with `output` and a usage of `tokens` (input, output).
+ */
+function responseStream(
+  id: string,
+  output: readonly unknown[],
+  middle: readonly SseEvent[],
+  [input, out]: readonly [number, number],
+): SseEvent[] {
   const usage = {
-    input_tokens: 0,
+    input_tokens: input,
     input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 0,
+    output_tokens: out,
     output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 0,
+    total_tokens: input + out,
   };
   return [
-    {
-      event: "response.created",
-      data: { type: "response.created", response: { id, status: "in_progress" } },
-    },
-    {
-      event: "response.completed",
-      data: {
-        type: "response.completed",
-        response: { id, status: "completed", output: [], usage },
-      },
-    },
+    responsesEvent("response.created", { response: { id, status: "in_progress" } }),
+    ...middle,
+    responsesEvent("response.completed", {
+      response: { id, status: "completed", output, usage },
+    }),
   ];
 }
 
+/** The OpenAI Responses API events of a response without output. */
+function emptyResponseEvents(id: string): SseEvent[] {
+  return responseStream(id, [], [], [0, 0]);
+}
+
 /** The OpenAI Responses API events of one tool call (a function or custom tool call). */
-function responsesCallEvents(
-  n: number,
-  step: Extract<ModelStep, { kind: "call" }>,
-): { event: string; data: unknown }[] {
-  const id = `resp_fake_${n}`;
+function responsesCallEvents(n: number, step: Extract<ModelStep, { kind: "call" }>): SseEvent[] {
   const item =
     step.source === undefined
       ? {
@@ -477,44 +484,24 @@ function responsesCallEvents(
           input: step.source,
           status: "completed",
         };
-  const usage = {
-    input_tokens: 10,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 5,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 15,
-  };
-  return [
-    {
-      event: "response.created",
-      data: { type: "response.created", response: { id, status: "in_progress" } },
-    },
-    {
-      event: "response.output_item.added",
-      data: { type: "response.output_item.added", output_index: 0, item },
-    },
-    {
-      event: "response.output_item.done",
-      data: { type: "response.output_item.done", output_index: 0, item },
-    },
-    {
-      event: "response.completed",
-      data: {
-        type: "response.completed",
-        response: { id, status: "completed", output: [item], usage },
-      },
-    },
-  ];
+  return responseStream(
+    `resp_fake_${n}`,
+    [item],
+    [
+      responsesEvent("response.output_item.added", { output_index: 0, item }),
+      responsesEvent("response.output_item.done", { output_index: 0, item }),
+    ],
+    [10, 5],
+  );
 }
 
 /** The OpenAI Responses API events of one answer: a text message, or a tool call. */
-function responsesAnswerEvents(n: number, step: ModelStep): { event: string; data: unknown }[] {
+function responsesAnswerEvents(n: number, step: ModelStep): SseEvent[] {
   return step.kind === "text" ? responsesEvents(n, step.text) : responsesCallEvents(n, step);
 }
 
 /** The OpenAI Responses API events of one assistant message with `text`. */
-function responsesEvents(n: number, text: string): { event: string; data: unknown }[] {
-  const id = `resp_fake_${n}`;
+function responsesEvents(n: number, text: string): SseEvent[] {
   const itemId = `msg_fake_${n}`;
   const half = Math.ceil(text.length / 2);
   const parts = [text.slice(0, half), text.slice(half)];
@@ -525,52 +512,30 @@ function responsesEvents(n: number, text: string): { event: string; data: unknow
     status: "completed",
     content: [{ type: "output_text", text, annotations: [] }],
   };
-  const usage = {
-    input_tokens: 10,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens: 5,
-    output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: 15,
-  };
-  return [
-    {
-      event: "response.created",
-      data: { type: "response.created", response: { id, status: "in_progress" } },
-    },
-    {
-      event: "response.output_item.added",
-      data: {
-        type: "response.output_item.added",
+  return responseStream(
+    `resp_fake_${n}`,
+    [message],
+    [
+      responsesEvent("response.output_item.added", {
         output_index: 0,
         item: { ...message, status: "in_progress", content: [] },
-      },
-    },
-    ...parts.map((delta) => ({
-      event: "response.output_text.delta",
-      data: {
-        type: "response.output_text.delta",
-        item_id: itemId,
-        output_index: 0,
-        content_index: 0,
-        delta,
-      },
-    })),
-    {
-      event: "response.output_item.done",
-      data: { type: "response.output_item.done", output_index: 0, item: message },
-    },
-    {
-      event: "response.completed",
-      data: {
-        type: "response.completed",
-        response: { id, status: "completed", output: [message], usage },
-      },
-    },
-  ];
+      }),
+      ...parts.map((delta) =>
+        responsesEvent("response.output_text.delta", {
+          item_id: itemId,
+          output_index: 0,
+          content_index: 0,
+          delta,
+        }),
+      ),
+      responsesEvent("response.output_item.done", { output_index: 0, item: message }),
+    ],
+    [10, 5],
+  );
 }
 
 /** The `message_start` event of an Anthropic Messages API stream. */
-function messageStart(id: string, model: string): { event: string; data: unknown } {
+function messageStart(id: string, model: string): SseEvent {
   return {
     event: "message_start",
     data: {
