@@ -119,6 +119,12 @@ describe("spawnAgent({ protocol })", () => {
     },
   );
 
+  it("auto with an agent that exits before initialize: exited settles with its exit", async () => {
+    const agent = await start(["-e", "process.exit(3)"], "auto");
+    // Nothing would end the negotiation (no initialize was sent): the exit is the agent's.
+    expect(await agent.exited).toEqual({ code: 3, signal: null });
+  });
+
   it("2 with a v1 agent: initialize fails, saying the agent does not speak v2", async () => {
     const agent = await start([rawAgent], 2);
     await expect(agent.initialize()).rejects.toThrow();

@@ -76,6 +76,13 @@ function nodeBodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
           open = false;
           controller.error(error);
         });
+        // A connection closed in the middle of the body, without an error: the reader
+        // must not wait for the rest for ever.
+        req.once("close", () => {
+          if (!open) return;
+          open = false;
+          controller.error(new Error("The request was closed before its body ended"));
+        });
       },
       pull() {
         req.resume();

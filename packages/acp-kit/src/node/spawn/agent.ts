@@ -67,8 +67,9 @@ export interface SpawnedAgent extends AsyncDisposable {
   readonly stderr: readonly string[];
   /**
    * Resolves when the process exits, with its exit code or signal. Never rejects. With
-   * `protocol: "auto"`, a process that left on a v2 `initialize` and was started again
-   * does not count: this is the exit of the one that took part in the negotiation's end.
+   * `protocol: "auto"`, a process that left on the v2 `initialize` of
+   * {@link SpawnedAgent.initialize} and was started again does not count: this is the exit
+   * of the one that took part in the negotiation's end.
    */
   readonly exited: Promise<AgentExit>;
   /** How the process ended, once it has. */
@@ -152,6 +153,8 @@ class AgentHandle implements SpawnedAgent {
   private negotiating: boolean;
   /** What waits for the negotiation to end (see `negotiating`). */
   private readonly afterNegotiation: (() => void)[] = [];
+  /** Set once {@link AgentHandle.initialize} has sent `initialize` (see `watchChild`). */
+  private initializeSent = false;
   /** The exit of the process spoken to once the negotiation is over (see `exited`). */
   private readonly exit: Promise<AgentExit>;
   private settleExit: (exit: AgentExit) => void = () => undefined;
@@ -239,9 +242,13 @@ class AgentHandle implements SpawnedAgent {
   private watchChild(child: AgentChild): void {
     const connection = this.connection;
     void child.watch.exited.then((exit) => {
-      this.whenNegotiated(() => {
+      const settle = (): void => {
         if (this.current === child) this.settleExit(exit);
-      });
+      };
+      // Only an exit once `initialize` went out can be followed by a restart: before that,
+      // nothing may ever end the negotiation, and the exit is the agent's.
+      if (this.initializeSent) this.whenNegotiated(settle);
+      else settle();
     });
     child.watch.attach({
       closeWithExit: (exit) => {
@@ -324,6 +331,7 @@ class AgentHandle implements SpawnedAgent {
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     };
+    this.initializeSent = true;
     try {
       const response = await this.connection.initialize(params, sendOptions);
       if (this.bridge === undefined) this.agreed = 1;
