@@ -17,6 +17,7 @@ export {
   type GroupLeader,
 } from "./node/process-group.js";
 export { settlesWithin } from "./node/settles-within.js";
+export { TerminalOutputBuffer } from "./node/terminals/output.js";
 export { wrapClient } from "./session/wrap-client.js";
 export { toolCallInQuestion } from "./session/tool-calls.js";
 export { CLIENT_HANDLER_NAMES } from "./peer/client.js";

@@ -655,6 +655,9 @@ export function App({
     loginRequested || (phase === "auth-required" && controller.authFailure !== dismissedFailure);
   // Also a picker or the login chooser: their Esc is theirs.
   const askingAtRender = ui.questions.length > 0 || picker !== undefined || chooserShown;
+  // A history search on the screen takes Ctrl-G (it leaves the search; the input line's
+  // handler may have ended it before this one runs).
+  const searchingAtRender = composer.search !== undefined;
   useKeys((input, key) => {
     // Keys pressed quickly can arrive as one chunk ("\x03\x03" for two Ctrl-C).
     const presses = Composer.interruptsIn(input, key);
@@ -676,7 +679,7 @@ export function App({
       void cycleMode(controller, ui);
       return;
     }
-    if (key.ctrl && input === "g" && !askingAtRender && composer.search === undefined) {
+    if (key.ctrl && input === "g" && !askingAtRender && !searchingAtRender) {
       openEditor();
       return;
     }

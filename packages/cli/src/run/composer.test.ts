@@ -182,6 +182,25 @@ describe("Composer: @file mentions", () => {
     expect(c.line.text).toBe("see @src/app.ts and more");
   });
 
+  it("Ctrl-G leaves a history search (it is the view's otherwise)", () => {
+    const c = new Composer({ history: memoryHistory(["first"]) });
+    feed(c, "draft", CTRL_R, "fir");
+    expect(c.search).toBeDefined();
+    feed(c, ["g", { ctrl: true }]);
+    expect(c.search).toBeUndefined();
+    expect(c.line.text).toBe("draft");
+  });
+
+  it("a paste after a completion ends the cycle: Tab keeps what was pasted", () => {
+    const c = new Composer({ files });
+    feed(c, "@src/ap", ["\t", { tab: true }]);
+    expect(c.line.text).toBe("@src/app.ts ");
+    feed(c, PASTE_START, "hello", PASTE_END, ["\t", { tab: true }]);
+    // Tab is no mention now: the pasted text stays (it was replaced by the next file).
+    expect(c.line.text).toContain("hello");
+    expect(c.line.text.startsWith("@src/app.ts ")).toBe(true);
+  });
+
   it("leaves a mention no file matches alone", () => {
     const c = new Composer({ files });
     feed(c, "@nothing", ["\t", { tab: true }]);

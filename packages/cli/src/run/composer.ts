@@ -169,7 +169,9 @@ export class Composer extends ViewState {
     if (input.length > 1 && !isText(input) && (this.bracketedPaste || !isPaste(input))) {
       return splitKeys(input).flatMap(([text, press]) => this.key(text, press, context));
     }
-    if (key.ctrl === true && (input === "c" || input === "t" || input === "g")) return [];
+    if (key.ctrl === true && (input === "c" || input === "t")) return [];
+    // Ctrl-G is the view's (the editor), except in a history search, which it leaves.
+    if (key.ctrl === true && input === "g" && this.search === undefined) return [];
     if (key.tab === true && key.shift === true) return [];
     if (this.search !== undefined) {
       this.searchKey(input, key);
@@ -181,7 +183,6 @@ export class Composer extends ViewState {
       return [];
     }
     if (key.tab === true && this.completeMention()) return [];
-    this.mentionCycle = undefined;
     const { state, submit } = editLine(this.line, input, key, {
       history: this.history.entries(),
       canSubmit: context.canSubmit,
@@ -196,12 +197,13 @@ export class Composer extends ViewState {
   /** Replaces the text being written (the cursor at its end), as the editor left it. */
   replaceText(text: string): void {
     this.search = undefined;
-    this.mentionCycle = undefined;
     this.setLine({ text, cursor: text.length, back: 0, draft: "" });
   }
 
+  /** Sets the line; whatever set it, a Tab cycle through mentions ends (it resumes below). */
   private setLine(line: LineState): void {
     this.line = line;
+    this.mentionCycle = undefined;
     this.changed();
   }
 
@@ -231,7 +233,6 @@ export class Composer extends ViewState {
         index: 0,
       };
     }
-    this.mentionCycle = cycle;
     const head = `${cycle.before}@${cycle.files[cycle.index] ?? ""}`;
     this.setLine({
       ...this.line,
@@ -239,6 +240,7 @@ export class Composer extends ViewState {
       cursor: head.length + 1,
       cycle: undefined,
     });
+    this.mentionCycle = cycle;
     return true;
   }
 

@@ -135,6 +135,13 @@ describe("!command", () => {
     expect(shellText("x", result)).toMatch(/^! x\n[\s\S]*README\.md[\s\S]*\(exit 4\)$/);
   });
 
+  it("keeps the end of a long output (the last lines are what it shows)", async () => {
+    const dir = project();
+    const result = await runShell("yes 'a line' | head -n 220000; echo the last line", dir).result;
+    expect(result.output.endsWith("a line\nthe last line\n")).toBe(true);
+    expect(Buffer.byteLength(result.output)).toBeLessThanOrEqual(1024 * 1024);
+  });
+
   it("stop ends the command and what it started in the background", async () => {
     const dir = project();
     const shell = runShell("sleep 301 & echo $! > bg.pid; echo started; sleep 302", dir);

@@ -158,11 +158,28 @@ export function mentionedFiles(text: string, cwd: string): string[] {
   return found;
 }
 
-/** A file's contents as text, or undefined for a binary file (one holding a NUL byte). */
+/**
+ * A file's contents as text; undefined for a binary file (one holding a NUL byte) or one
+ * that cannot be read (no permission, gone meanwhile).
+ */
 function textContents(path: string): string | undefined {
-  const bytes = readFileSync(path);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch {
+    return undefined;
+  }
   if (bytes.includes(0)) return undefined;
   return bytes.toString("utf8");
+}
+
+/** A file's size, or undefined when it cannot be read (gone meanwhile). */
+function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -176,12 +193,13 @@ export function promptBlocks(text: string, options: MentionOptions): schema.Cont
     const uri = pathToFileURL(path).href;
     const rel = relative(options.cwd, path);
     const name = rel.startsWith("..") || isAbsolute(rel) ? path : rel.split(sep).join("/");
-    const size = statSync(path).size;
-    const contents = options.embedded && size <= maxBytes ? textContents(path) : undefined;
+    const size = sizeOf(path);
+    const contents =
+      options.embedded && size !== undefined && size <= maxBytes ? textContents(path) : undefined;
     if (contents !== undefined) {
       blocks.push({ type: "resource", resource: { uri, text: contents } });
     } else {
-      blocks.push({ type: "resource_link", uri, name, size });
+      blocks.push({ type: "resource_link", uri, name, ...(size === undefined ? {} : { size }) });
     }
   }
   return blocks;

@@ -11,6 +11,7 @@ import {
   trackGroup,
   untrackGroup,
   USES_PROCESS_GROUPS,
+  TerminalOutputBuffer,
   type GroupLeader,
 } from "acp-kit/internal";
 
@@ -37,7 +38,7 @@ export interface RunningShell {
   stop(graceMs?: number): Promise<void>;
 }
 
-/** The most output kept from one command, in characters. */
+/** The most output kept from one command (its end), in bytes. */
 const MAX_OUTPUT = 1024 * 1024;
 
 /**
@@ -47,7 +48,8 @@ const MAX_OUTPUT = 1024 * 1024;
  * `!tail -f` never outlives the live view.
  */
 export function runShell(command: string, cwd: string): RunningShell {
-  let output = "";
+  // Its last MiB, decoded per stream (a character split between two reads stays whole).
+  const output = new TerminalOutputBuffer(MAX_OUTPUT);
   let stopped = false;
   let exited = false;
   const child = spawn(command, {
@@ -82,17 +84,19 @@ export function runShell(command: string, cwd: string): RunningShell {
       untrackGroup(pid ?? 0);
   };
   const result = new Promise<ShellResult>((resolve) => {
-    const take = (chunk: Buffer): void => {
-      if (output.length < MAX_OUTPUT) output += chunk.toString("utf8");
+    child.stdout.on("data", (chunk: Buffer) => output.write("stdout", chunk));
+    child.stderr.on("data", (chunk: Buffer) => output.write("stderr", chunk));
+    const text = (): string => {
+      output.end("stdout");
+      output.end("stderr");
+      return output.read().output;
     };
-    child.stdout.on("data", take);
-    child.stderr.on("data", take);
     child.on("error", (error) =>
-      resolve({ code: null, signal: null, output, error: error.message }),
+      resolve({ code: null, signal: null, output: text(), error: error.message }),
     );
     child.on("close", (code, signal) => {
       forget();
-      resolve({ code, signal, output, ...(stopped ? { stopped: true } : {}) });
+      resolve({ code, signal, output: text(), ...(stopped ? { stopped: true } : {}) });
     });
   });
   let stopping: Promise<void> | undefined;
