@@ -13,6 +13,7 @@ import type {
   UsageUpdate,
 } from "../schema/types.gen.js";
 import { applyChunk } from "./messages.js";
+import { withModeFromOption } from "./settings.js";
 import { emptySessionState, withState, type SessionState } from "./state.js";
 import { applyToolCall, applyToolCallUpdate } from "./tool-calls.js";
 import {
@@ -52,7 +53,7 @@ function applyInfo(state: SessionState, update: SessionInfoUpdate): SessionState
 }
 
 function applyConfig(state: SessionState, update: ConfigOptionUpdate): SessionState {
-  return withState(state, { configOptions: update.configOptions });
+  return withModeFromOption(withState(state, { configOptions: update.configOptions }));
 }
 
 /**

@@ -192,7 +192,7 @@ describe("SessionClient keeps the state in step", () => {
 
   it("sets a mode through the mode config option when the session has modes too", async () => {
     const seen: unknown[] = [];
-    const { sessions, calls } = await initialized({
+    const { sessions, calls, send } = await initialized({
       newSession: () => ({
         sessionId: "s1",
         modes: {
@@ -218,6 +218,15 @@ describe("SessionClient keeps the state in step", () => {
     expect(sessions.store.get("s1")?.configOptions?.[0]?.currentValue).toBe("b");
     // The session's modes show the same setting (they kept "a" before).
     expect(sessions.store.get("s1")?.currentModeId).toBe("b");
+    // Whichever way the option changes: here the agent's own update.
+    await send({
+      sessionId: "s1",
+      update: {
+        sessionUpdate: "config_option_update",
+        configOptions: [select("agent-mode", "mode", "a")],
+      },
+    });
+    expect(sessions.store.get("s1")?.currentModeId).toBe("a");
   });
 
   it("names the MCP servers the agent does not take, by its mcpCapabilities", async () => {

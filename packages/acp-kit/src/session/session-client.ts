@@ -386,18 +386,8 @@ export class SessionClient {
   async setMode(sessionId: string, modeId: string): Promise<void> {
     const configId = sessionSetting(this.store.get(sessionId), "mode")?.configId;
     if (configId !== undefined) {
+      // The session's modes, when it offers them too, follow the option (see the store).
       await this.setConfigOption(sessionId, configId, modeId);
-      // A session that offers modes too shows the same setting there: it follows.
-      const state = this.store.get(sessionId);
-      if (
-        state?.currentModeId !== modeId &&
-        state?.availableModes?.some((mode) => mode.id === modeId) === true
-      ) {
-        this.store.apply({
-          sessionId,
-          update: { sessionUpdate: "current_mode_update", currentModeId: modeId },
-        });
-      }
       return;
     }
     const params: schema.SetSessionModeRequest = { sessionId, modeId };

@@ -6,7 +6,7 @@
  * @module
  */
 import type * as schema from "../schema/types.gen.js";
-import type { SessionState } from "./state.js";
+import { withState, type SessionState } from "./state.js";
 
 /** One value a session's mode or model can take. */
 export interface SettingValue {
@@ -76,4 +76,22 @@ export function sessionSetting(
     };
   }
   return undefined;
+}
+
+/**
+ * The state with its `currentModeId` following the mode config option, when the session
+ * offers both and the option's value is one of its modes: they are one setting, whichever
+ * way it was changed (`session/set_config_option`, the agent's `config_option_update`).
+ */
+export function withModeFromOption(state: SessionState): SessionState {
+  const setting = sessionSetting(state, "mode");
+  const current = setting?.configId === undefined ? undefined : setting.current;
+  if (
+    current === undefined ||
+    current === state.currentModeId ||
+    state.availableModes?.some((mode) => mode.id === current) !== true
+  ) {
+    return state;
+  }
+  return withState(state, { currentModeId: current });
 }

@@ -13,6 +13,7 @@ import type {
   StopReason,
   Usage,
 } from "../schema/types.gen.js";
+import { withModeFromOption } from "./settings.js";
 import { ThreadList } from "./thread-list.js";
 import {
   threadData,
@@ -165,10 +166,13 @@ export function beginLoad(state: SessionState): SessionState {
  */
 export function applySetup(state: SessionState, response: SessionSetup): SessionState {
   const { modes, configOptions } = response;
-  return withState(state, {
+  const next = withState(state, {
     currentModeId: modes?.currentModeId ?? state.currentModeId,
     availableModes: modes?.availableModes ?? state.availableModes,
     configOptions: configOptions ?? state.configOptions,
     loading: false,
   });
+  // An answer with config options and no modes (`session/set_config_option`'s): the
+  // modes follow the mode option. (With modes too, the agent said both itself.)
+  return modes == null && configOptions != null ? withModeFromOption(next) : next;
 }
