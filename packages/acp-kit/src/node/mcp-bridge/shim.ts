@@ -7,6 +7,7 @@
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 
+import { parseEventStream } from "../../http/client/sse.js";
 import { MCP_META_PROTOCOL_VERSION, isJsonObject } from "../../mcp/binding.js";
 
 /** Options of {@link runMcpStdioShim}. */
@@ -133,6 +134,9 @@ function mirrored(value: string): string {
     : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`;
 }
 
+/** The largest event of the bridge's answers the shim relays (one MCP message). */
+const MAX_EVENT_BYTES = 64 * 1024 * 1024;
+
 /** Writes an answer's messages: JSON, or each event of a stream; errors get the request's id. */
 async function relay(
   response: Response,
@@ -141,22 +145,17 @@ async function relay(
 ): Promise<void> {
   const type = response.headers.get("content-type") ?? "";
   if (type.startsWith("text/event-stream") && response.body !== null) {
-    const decoder = new TextDecoder();
-    let buffer = "";
-    const reader = response.body.getReader();
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      buffer += decoder.decode(next.value, { stream: true }).replace(/\r\n/g, "\n");
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = block
-          .split("\n")
-          .filter((line) => line.startsWith("data:"))
-          .map((line) => line.slice(5).replace(/^ /, ""))
-          .join("\n");
-        if (data !== "") write(withId(JSON.parse(data) as unknown, id));
+    // The project's event-stream reader: linear, bounded per event, and it cancels the
+    // stream however the loop ends.
+    for await (const item of parseEventStream(response.body, MAX_EVENT_BYTES)) {
+      if (item.kind !== "event" || item.event.data === "") continue;
+      let message: unknown;
+      try {
+        message = JSON.parse(item.event.data);
+      } catch {
+        continue; // Not a message: nothing to relay.
       }
+      write(withId(message, id));
     }
     return;
   }
